@@ -1,0 +1,2 @@
+#include <cstdio>
+int main() { std::puts("precis " PRECIS_VERSION); return 0; }

@@ -1,0 +1,34 @@
+#pragma once
+// Element types a tensor can hold. Weights arrive as F32/F16/BF16; the CPU backend
+// computes in F32, the CUDA backend also in F16/BF16 with F32 accumulation.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace precis {
+
+enum class DType : uint8_t { F32, F16, BF16, I64, I32, U8 };
+
+size_t dtype_size(DType t);
+const char* dtype_name(DType t);                  // "F32", "F16", ... (safetensors spelling)
+bool dtype_from_name(const std::string& s, DType& out);
+
+float half_to_float(uint16_t h);
+uint16_t float_to_half(float f);
+
+inline float bf16_to_float(uint16_t b) {
+    uint32_t u = uint32_t(b) << 16;
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+inline uint16_t float_to_bf16(float f) {  // round to nearest even
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);  // NaN stays NaN
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return uint16_t(u >> 16);
+}
+
+}  // namespace precis

@@ -1,0 +1,25 @@
+#pragma once
+// One exception type for everything the engine rejects. Messages are one clear
+// sentence that names the file (when there is one) and the problem.
+#include <stdexcept>
+#include <string>
+
+namespace precis {
+
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Thrown when an abort callback asked a run to stop.
+class Cancelled : public Error {
+public:
+    Cancelled() : Error("the run was cancelled") {}
+};
+
+// Argument check used at the top of every op: throws with the message when cond is false.
+inline void check(bool cond, const std::string& message) {
+    if (!cond) throw Error(message);
+}
+
+}  // namespace precis

@@ -1,0 +1,128 @@
+#include "engine/core/tensor.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+
+namespace precis {
+
+int64_t shape_numel(const Shape& s) {
+    int64_t n = 1;
+    for (int64_t d : s) n *= d;
+    return n;
+}
+
+std::string shape_str(const Shape& s) {
+    std::ostringstream os;
+    os << '[';
+    for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+    os << ']';
+    return os.str();
+}
+
+Tensor Tensor::empty(DType dtype, Shape shape) {
+    for (int64_t d : shape) check(d >= 0, "negative tensor dimension in " + shape_str(shape));
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    size_t bytes = (t.nbytes() + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, bytes ? bytes : 64);
+    if (!p) throw Error("out of memory allocating a tensor of shape " + shape_str(t.shape_));
+    t.owner_ = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
+    t.data_ = p;
+    return t;
+}
+
+Tensor Tensor::zeros(DType dtype, Shape shape) {
+    Tensor t = empty(dtype, std::move(shape));
+    std::memset(t.data<void>(), 0, t.nbytes());
+    return t;
+}
+
+Tensor Tensor::view(DType dtype, Shape shape, const void* data, std::shared_ptr<const void> owner) {
+    Tensor t;
+    t.dtype_ = dtype;
+    t.shape_ = std::move(shape);
+    t.data_ = data;
+    t.owner_ = std::move(owner);
+    return t;
+}
+
+Tensor Tensor::from_floats(Shape shape, const std::vector<float>& values) {
+    Tensor t = empty(DType::F32, std::move(shape));
+    check(int64_t(values.size()) == t.numel(), "from_floats: value count does not match shape");
+    std::memcpy(t.data<float>(), values.data(), t.nbytes());
+    return t;
+}
+
+Tensor Tensor::from_ints(Shape shape, const std::vector<int64_t>& values) {
+    Tensor t = empty(DType::I64, std::move(shape));
+    check(int64_t(values.size()) == t.numel(), "from_ints: value count does not match shape");
+    std::memcpy(t.data<int64_t>(), values.data(), t.nbytes());
+    return t;
+}
+
+Tensor Tensor::reshape(Shape shape) const {
+    check(shape_numel(shape) == numel(),
+          "cannot reshape " + shape_str(shape_) + " to " + shape_str(shape));
+    Tensor t = *this;
+    t.shape_ = std::move(shape);
+    return t;
+}
+
+Tensor Tensor::clone() const {
+    Tensor t = empty(dtype_, shape_);
+    if (nbytes()) std::memcpy(t.data<void>(), data_, nbytes());
+    return t;
+}
+
+Tensor Tensor::to_f32() const { return to(DType::F32); }
+
+Tensor Tensor::to(DType dtype) const {
+    if (dtype == dtype_) return clone();
+    Tensor out = empty(dtype, shape_);
+    const int64_t n = numel();
+    // Convert through float.
+    auto get = [&](int64_t i) -> float {
+        switch (dtype_) {
+            case DType::F32: return data<float>()[i];
+            case DType::F16: return half_to_float(data<uint16_t>()[i]);
+            case DType::BF16: return bf16_to_float(data<uint16_t>()[i]);
+            case DType::I64: return float(data<int64_t>()[i]);
+            case DType::I32: return float(data<int32_t>()[i]);
+            case DType::U8: return float(data<uint8_t>()[i]);
+        }
+        return 0.f;
+    };
+    for (int64_t i = 0; i < n; ++i) {
+        float v = get(i);
+        switch (dtype) {
+            case DType::F32: out.data<float>()[i] = v; break;
+            case DType::F16: out.data<uint16_t>()[i] = float_to_half(v); break;
+            case DType::BF16: out.data<uint16_t>()[i] = float_to_bf16(v); break;
+            case DType::I64: out.data<int64_t>()[i] = int64_t(v); break;
+            case DType::I32: out.data<int32_t>()[i] = int32_t(v); break;
+            case DType::U8: out.data<uint8_t>()[i] = uint8_t(v); break;
+        }
+    }
+    return out;
+}
+
+std::vector<float> Tensor::to_float_vector() const {
+    Tensor f = dtype_ == DType::F32 ? *this : to_f32();
+    return std::vector<float>(f.data<float>(), f.data<float>() + f.numel());
+}
+
+std::vector<int64_t> Tensor::to_int_vector() const {
+    std::vector<int64_t> out(static_cast<size_t>(numel()));
+    for (int64_t i = 0; i < numel(); ++i) {
+        switch (dtype_) {
+            case DType::I64: out[i] = data<int64_t>()[i]; break;
+            case DType::I32: out[i] = data<int32_t>()[i]; break;
+            default: throw Error("to_int_vector: tensor is not an integer tensor");
+        }
+    }
+    return out;
+}
+
+}  // namespace precis
