@@ -9,6 +9,7 @@ PACKAGES=(
   libsqlite3-dev libsentencepiece-dev sentencepiece libopenblas-dev libpcre2-dev
   nlohmann-json3-dev libgtest-dev
   xvfb xauth libgl-dev
+  qpdf
 )
 
 missing=()

@@ -44,6 +44,10 @@ struct FoveaSettings {
     int block_size = 64;   // BL
     int wing = 1;          // w: nodes per side per level
     int stop_level = -1;   // -1: no stop level (climb while nodes exist)
+    // Near the ends of the sequence the paper's node formula runs out of tree: true covers the
+    // rest of the sequence with the coarsest nodes that still fit (every query then sees every
+    // token exactly once); false keeps only the formula's nodes (edges left uncovered).
+    bool cover_edges = true;
 };
 
 struct ModelConfig {

@@ -1,0 +1,56 @@
+#pragma once
+// Summarizes every supported file under a folder into the library, resumably: the job
+// and its items live in the library, each summary is stored in the same transaction
+// that marks its item done, so a killed run loses nothing and a rerun redoes nothing.
+#include <QString>
+#include <QStringList>
+
+#include <functional>
+#include <memory>
+
+#include "engine/pipeline/classifier_pipeline.h"
+#include "engine/pipeline/summarizer.h"
+
+namespace precis {
+
+class Library;
+
+struct BatchOptions {
+    QString root;
+    bool recursive = false;
+    bool retry_failed = false;
+    SummarizeOptions summarize;
+    QString device = "cpu";
+    // Optional: also classify each document with this classifier.
+    std::shared_ptr<const Classifier> classifier;
+    ClassifyOptions classify;
+};
+
+struct BatchFailure {
+    QString path, reason;
+};
+
+struct BatchReport {
+    qint64 job_id = 0;
+    bool resumed = false;
+    int total = 0;          // files in the job
+    int done_before = 0;    // finished by an earlier run of the same job
+    int done_now = 0;
+    QVector<BatchFailure> failures;  // this run's failures
+    bool cancelled = false;
+};
+
+struct BatchCallbacks {
+    // Overall progress: files finished (done + failed) out of total, and the file now running.
+    std::function<void(int finished, int total, const QString& current)> on_file_started;
+    std::function<void(const QString& path, bool ok, const QString& error)> on_file_finished;
+    RunCallbacks run;  // per-file engine progress and cancel
+};
+
+// The supported files under `root`, sorted (recursively when asked).
+QStringList list_documents(const QString& root, bool recursive);
+
+BatchReport run_batch(Library& library, const Summarizer& summarizer, const BatchOptions& options,
+                      const BatchCallbacks& callbacks);
+
+}  // namespace precis

@@ -1,0 +1,60 @@
+#include "app/batch/records.h"
+
+#include <QJsonDocument>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/model/model.h"
+
+namespace precis {
+
+namespace {
+QJsonObject to_qjson(const nlohmann::json& j) {
+    return QJsonDocument::fromJson(QByteArray::fromStdString(j.dump())).object();
+}
+}  // namespace
+
+SummaryRecord make_summary_record(qint64 document_id, const Model& model, const SummaryResult& r,
+                                  const SummarizeOptions& options, const QString& device) {
+    SummaryRecord s;
+    s.document_id = document_id;
+    s.model_name = QString::fromStdString(model.name());
+    s.model_path = QString::fromStdString(model.path().string());
+    nlohmann::json params = describe_options(options);
+    params["tokens_read"] = r.tokens_read;
+    params["score"] = r.score;
+    s.parameters = to_qjson(params);
+    s.summary = QString::fromStdString(r.text);
+    for (int64_t id : r.ids) s.summary_ids.push_back(qint32(id));
+    s.input_tokens = r.input_tokens;
+    s.truncated = r.truncated;
+    s.seconds_encode = r.encode_seconds;
+    s.seconds_generate = r.generate_seconds;
+    s.device = device;
+    return s;
+}
+
+QVector<ClassificationRecord> make_classification_records(qint64 document_id, const Model& model,
+                                                          const ClassificationResult& r) {
+    QVector<ClassificationRecord> out;
+    nlohmann::json params;
+    params["multi_label"] = r.multi_label;
+    params["zero_shot"] = r.zero_shot;
+    params["threshold"] = r.threshold;
+    params["tokens_read"] = r.tokens_read;
+    params["truncated"] = r.truncated;
+    for (const LabelScore& s : r.scores) {
+        ClassificationRecord c;
+        c.document_id = document_id;
+        c.model_name = QString::fromStdString(model.name());
+        nlohmann::json p = params;
+        p["predicted"] = std::find(r.predicted.begin(), r.predicted.end(), s.label) != r.predicted.end();
+        c.parameters = to_qjson(p);
+        c.label = QString::fromStdString(s.label);
+        c.score = s.score;
+        out.push_back(c);
+    }
+    return out;
+}
+
+}  // namespace precis

@@ -1,0 +1,19 @@
+#pragma once
+// Turns engine results into library records (the bridge between engine/ and library/).
+#include <QString>
+
+#include "app/library/library.h"
+#include "engine/pipeline/classifier_pipeline.h"
+#include "engine/pipeline/summarizer.h"
+
+namespace precis {
+
+class Model;
+
+SummaryRecord make_summary_record(qint64 document_id, const Model& model, const SummaryResult& result,
+                                  const SummarizeOptions& options, const QString& device);
+
+QVector<ClassificationRecord> make_classification_records(qint64 document_id, const Model& model,
+                                                          const ClassificationResult& result);
+
+}  // namespace precis

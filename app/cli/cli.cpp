@@ -1,0 +1,83 @@
+#include <iostream>
+
+#include "app/cli/commands.h"
+#include "app/cli/progress.h"
+#include "engine/core/error.h"
+#include "kernels/device_query.h"
+
+namespace precis::cli {
+
+namespace {
+
+const char* kUsage = R"(usage: precis [COMMAND] [OPTIONS]
+
+Without a command, precis opens the desktop application.
+
+  summarize FILE... [--model DIR] [--device auto|cpu|cuda] [--beams N] [--length-penalty X]
+            [--max-length N] [--min-length N] [--no-repeat-ngram N] [--password P] [--json]
+            [--attention lsg|full|fovea] [--sparsity-type T] [--block-size N]
+            [--sparse-block-size N] [--sparsity-factor N] [--num-global-tokens N]
+            [--max-positions N] [--lsh-seed N] [--library DB] [--store]
+  classify FILE... --model DIR [--labels "a,b,c"] [--multi-label] [--threshold X] [--json]
+  batch DIR [--library DB] [--recursive] [--classify] [summarize options]
+  library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB]
+  convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]
+          [--sparsity-factor N] [--sparsity-type T] [--num-global-tokens N]
+  tokenize --model DIR [--json] [--decode] TEXT
+  forward --model DIR --input IN.json --out OUT.safetensors [--generate greedy|beam] ...
+  inspect MODEL
+  bench [--model DIR|--shape base|tiny] [--device ...] [--lengths 1024,4096,16384]
+        [--attention lsg|full|fovea] [--json]
+  eval --input PAIRS.jsonl [--json]
+  --version, help
+)";
+
+}  // namespace
+
+std::string version_text() {
+    std::string backends = "cpu";
+    if (cuda::compiled_with_cuda()) {
+        std::string why;
+        auto devices = cuda::list_devices(&why);
+        backends += devices.empty() ? ", cuda (built in; no GPU now: " + why + ")"
+                                    : ", cuda (built in; " + devices[0].name + ")";
+    }
+    return std::string("precis ") + PRECIS_VERSION + " (git " + PRECIS_GIT_REVISION + ")\nbackends: " + backends;
+}
+
+int run_cli(int argc, char** argv) {
+    std::string cmd = argv[1];
+    Args args(argv + 2, argv + argc);
+    try {
+        install_cancel_handler();
+        if (cmd == "--version" || cmd == "version") {
+            std::cout << version_text() << "\n";
+            return 0;
+        }
+        if (cmd == "help" || cmd == "--help" || cmd == "-h") {
+            std::cout << kUsage;
+            return 0;
+        }
+        if (cmd == "summarize") return cmd_summarize(args);
+        if (cmd == "classify") return cmd_classify(args);
+        if (cmd == "tokenize") return cmd_tokenize(args);
+        if (cmd == "forward") return cmd_forward(args);
+        if (cmd == "inspect") return cmd_inspect(args);
+        if (cmd == "bench") return cmd_bench(args);
+        if (cmd == "convert") return cmd_convert(args);
+        if (cmd == "batch") return cmd_batch(args);
+        if (cmd == "library") return cmd_library(args);
+        std::cerr << "precis: unknown command '" << cmd << "'\n" << kUsage;
+        return 2;
+    } catch (const Cancelled&) {
+        progress_done();
+        std::cerr << "precis: cancelled\n";
+        return 130;
+    } catch (const std::exception& e) {
+        progress_done();
+        std::cerr << "precis: " << e.what() << "\n";
+        return 1;
+    }
+}
+
+}  // namespace precis::cli

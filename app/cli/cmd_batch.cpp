@@ -1,0 +1,86 @@
+// precis batch DIR [--library DB] [--recursive]: every supported file into the library,
+// progress on stderr, Ctrl-C stops after the current step, a rerun resumes.
+#include <iostream>
+
+#include "app/batch/batch_runner.h"
+#include "app/cli/commands.h"
+#include "app/cli/progress.h"
+#include "app/cli/run_settings.h"
+#include "app/library/library.h"
+#include "app/paths.h"
+#include "engine/model/model.h"
+
+namespace precis::cli {
+
+int cmd_batch(const Args& raw) {
+    auto options = attention_option_names();
+    for (auto& o : generation_option_names()) options.insert(o);
+    options.insert({"--model", "--device", "--library", "--classifier", "--labels", "--threshold"});
+    auto flags = generation_flag_names();
+    flags.insert({"--recursive", "--retry-failed", "--multi-label"});
+    Arguments args("batch", raw, flags, options);
+    if (args.positional().size() != 1) throw Error("precis batch needs exactly one folder");
+
+    ModelLocation where = locate_model(args);
+    warn_if_test_model(where);
+    LoadedRun run = load_model_with_flags(where, args, true);
+    std::string device;
+    auto backend = backend_from_flags(args, &device);
+    Summarizer summarizer(run.model, backend);
+
+    BatchOptions opts;
+    opts.root = QString::fromStdString(args.positional()[0]);
+    opts.recursive = args.flag("--recursive");
+    opts.retry_failed = args.flag("--retry-failed");
+    opts.summarize = summarizer.default_options();
+    opts.summarize.attention = run.attention;
+    opts.summarize.generation = generation_from_flags(*run.model, args);
+    opts.device = QString::fromStdString(device);
+    if (auto cls_dir = args.value("--classifier")) {
+        auto cls_model = Model::load(*cls_dir);
+        auto classifier = std::make_shared<Classifier>(cls_model, backend);
+        opts.classify = classifier->default_options();
+        if (auto labels = args.value("--labels"))
+            for (auto& l : split_list(*labels)) opts.classify.candidate_labels.push_back(l);
+        if (args.flag("--multi-label")) opts.classify.multi_label = true;
+        if (auto t = args.double_value("--threshold")) opts.classify.threshold = float(*t);
+        opts.classifier = classifier;
+    }
+
+    const QString db = QString::fromStdString(args.value_or("--library", default_library_path().string()));
+    Library library(db);
+    BatchCallbacks cb;
+    std::string current;
+    int finished_count = 0, total_count = 0;
+    cb.on_file_started = [&](int finished, int total, const QString& path) {
+        current = path.toStdString();
+        finished_count = finished;
+        total_count = total;
+        progress_line("[" + std::to_string(finished + 1) + "/" + std::to_string(total) + "] " + current);
+    };
+    cb.on_file_finished = [&](const QString& path, bool ok, const QString& error) {
+        progress_done();
+        std::cerr << "[" << finished_count + 1 << "/" << total_count << "] " << (ok ? "done    " : "FAILED  ")
+                  << path.toStdString() << (ok ? "" : "\n          " + error.toStdString()) << "\n";
+    };
+    cb.run = progress_callbacks("");
+    cb.run.progress = [&](RunStage stage, int done, int total) {
+        const char* what = stage == RunStage::Encoding ? "encoding layer" : "generating token";
+        progress_line("[" + std::to_string(finished_count + 1) + "/" + std::to_string(total_count) + "] " + current +
+                      ": " + what + " " + std::to_string(done) + "/" + std::to_string(total));
+    };
+    BatchReport report = run_batch(library, summarizer, opts, cb);
+    progress_done();
+
+    std::cerr << "\nbatch job " << report.job_id << (report.resumed ? " (resumed)" : "") << " in " << db.toStdString()
+              << ": " << report.total << " files, " << report.done_before + report.done_now << " summarized ("
+              << report.done_now << " now), " << report.failures.size() << " failed this run";
+    if (report.cancelled) std::cerr << "; cancelled, run the same command again to resume";
+    std::cerr << "\n";
+    for (const BatchFailure& f : report.failures)
+        std::cerr << "  failed: " << f.path.toStdString() << "\n          " << f.reason.toStdString() << "\n";
+    if (report.cancelled) return 130;
+    return report.failures.empty() ? 0 : 1;
+}
+
+}  // namespace precis::cli

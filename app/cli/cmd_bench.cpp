@@ -1,0 +1,223 @@
+// precis bench: times the encoder, its matrix products alone, greedy decoding and peak
+// memory per input length. Each length runs in a child process so that the peak memory
+// reported belongs to that length alone.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <random>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/commands.h"
+#include "app/cli/progress.h"
+#include "app/cli/run_settings.h"
+#include "engine/backend/backend.h"
+#include "engine/generate/generation.h"
+#include "engine/model/encoder.h"
+#include "engine/model/model.h"
+
+namespace precis::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) {
+    ModelConfig c;
+    if (shape == "base") {
+        c.vocab_size = 50265;
+        c.d_model = 768;
+        c.encoder_layers = c.decoder_layers = 6;
+        c.encoder_heads = c.decoder_heads = 12;
+        c.encoder_ffn_dim = c.decoder_ffn_dim = 3072;
+    } else if (shape == "tiny") {
+        c.vocab_size = 1000;
+        c.d_model = 64;
+        c.encoder_layers = c.decoder_layers = 2;
+        c.encoder_heads = c.decoder_heads = 4;
+        c.encoder_ffn_dim = c.decoder_ffn_dim = 128;
+    } else {
+        throw Error("--shape must be base or tiny, not '" + shape + "'");
+    }
+    c.architecture = lsg ? "LSGBartForConditionalGeneration" : "BartForConditionalGeneration";
+    c.is_lsg = lsg;
+    c.max_position_embeddings = max_positions;
+    c.lsg.block_size = 128;
+    c.lsg.sparse_block_size = 128;
+    c.lsg.sparsity_factor = 4;
+    c.lsg.sparsity_type = SparsityType::Norm;
+    return c;
+}
+
+// Times the encoder's linear layers alone (same shapes, same backend) for `rows` rows.
+double gemm_seconds(Backend& be, const ModelConfig& c, int64_t rows, bool full_attention) {
+    const int64_t D = c.d_model, F = c.encoder_ffn_dim;
+    std::vector<float> x(size_t(rows * std::max(D, F)), 0.01f), y(size_t(rows * std::max(D, F)));
+    std::vector<float> w(size_t(D * F), 0.01f), b(size_t(F), 0.f);
+    auto t0 = Clock::now();
+    for (int l = 0; l < c.encoder_layers; ++l) {
+        for (int p = 0; p < 4; ++p) be.linear(x.data(), rows, D, w.data(), b.data(), D, y.data());
+        for (int64_t r0 = 0; r0 < rows; r0 += 1024) {
+            const int64_t n = std::min<int64_t>(1024, rows - r0);
+            be.linear(x.data() + r0 * D, n, D, w.data(), b.data(), F, y.data());
+            be.linear(y.data(), n, F, w.data(), b.data(), D, x.data() + r0 * D);
+        }
+    }
+    double s = since(t0);
+    if (full_attention) {
+        // q k^T and p v per head over all rows: the dense attention's products.
+        const int64_t hd = D / c.encoder_heads, tile = 256;
+        std::vector<float> q(size_t(rows * hd), 0.01f), sc(size_t(tile * rows)), o(size_t(tile * hd));
+        auto t1 = Clock::now();
+        for (int l = 0; l < c.encoder_layers; ++l)
+            for (int h = 0; h < c.encoder_heads; ++h)
+                for (int64_t r0 = 0; r0 < rows; r0 += tile) {
+                    const int64_t n = std::min(tile, rows - r0);
+                    be.linear(q.data() + r0 * hd, n, hd, q.data(), nullptr, rows, sc.data());
+                    // scores [n, rows] x v [rows, hd]: as a linear with W = v^T [hd, rows]
+                    be.linear(sc.data(), n, rows, q.data(), nullptr, hd, o.data());
+                }
+        s += since(t1);
+    }
+    return s;
+}
+
+nlohmann::json bench_one(const Arguments& args, int length) {
+    const std::string attention = args.value_or("--attention", "lsg");
+    std::shared_ptr<const Model> model;
+    AttentionOptions att;
+    if (auto dir = args.value("--model")) {
+        ModelLocation where{*dir, {}, false, "--model"};
+        LoadedRun run = load_model_with_flags(where, args, false);
+        model = run.model;
+        att = run.attention;
+    } else {
+        const std::string shape = args.value_or("--shape", "base");
+        const int positions = std::max(1024, length);
+        ModelConfig cfg = shape_config(shape, attention != "full", positions);
+        model = Model::from_parts(cfg, BartWeights::random(cfg, 1234), nullptr, GenerationConfig{}, "random-" + shape);
+        att = attention_from_flags(*model, args);
+    }
+    std::string device;
+    auto be = backend_from_flags(args, &device);
+    const int repeat = args.int_value("--repeat").value_or(3);
+    const int new_tokens = args.int_value("--new-tokens").value_or(32);
+    const ModelConfig& c = model->config();
+
+    std::mt19937 rng(7);
+    std::vector<int64_t> ids(static_cast<size_t>(length));
+    for (auto& id : ids) id = 4 + int64_t(rng() % uint32_t(c.vocab_size - 5));
+    ids.front() = c.bos_token_id;
+    ids.back() = c.eos_token_id;
+
+    std::vector<double> enc_times;
+    EncoderOutput enc;
+    for (int i = 0; i < repeat; ++i) {
+        auto t0 = Clock::now();
+        enc = run_encoder(*model, *be, {ids}, {}, att, progress_callbacks("bench " + std::to_string(length)));
+        enc_times.push_back(since(t0));
+    }
+    progress_done();
+    const int64_t rows = enc.rows[0].num_global + enc.rows[0].padded_length;
+    std::vector<double> gemm;
+    for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att.kind == EncoderAttention::Full));
+
+    GenerationConfig g;
+    g.num_beams = 1;
+    g.max_new_tokens = new_tokens;
+    g.eos_token_id = -1;  // never stop early: time exactly new_tokens steps
+    g.forced_bos_token_id = g.forced_eos_token_id = -1;
+    std::vector<double> tps;
+    for (int i = 0; i < std::max(1, repeat / 2); ++i) {
+        auto t0 = Clock::now();
+        GenerationResult r = generate(*model, *be, enc, g, {});
+        tps.push_back(r.steps / since(t0));
+    }
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+
+    nlohmann::json j;
+    j["length"] = length;
+    j["model"] = model->name();
+    j["device"] = device;
+    j["threads"] = cpu_threads();
+    j["attention"] = attention;
+    if (att.kind == EncoderAttention::Lsg) {
+        j["sparsity_type"] = sparsity_type_name(att.lsg.sparsity_type);
+        j["block_size"] = att.lsg.block_size;
+        j["sparsity_factor"] = att.lsg.sparsity_factor;
+    }
+    j["encoder_seconds"] = median(enc_times);
+    j["encoder_gemm_seconds"] = median(gemm);
+    j["encoder_over_gemm"] = median(enc_times) / std::max(1e-9, median(gemm));
+    j["greedy_tokens_per_second"] = median(tps);
+    j["peak_memory_mb"] = double(ru.ru_maxrss) / 1024.0;
+    return j;
+}
+
+}  // namespace
+
+int cmd_bench(const Args& raw) {
+    auto options = attention_option_names();
+    options.insert({"--model", "--shape", "--device", "--lengths", "--repeat", "--new-tokens"});
+    Arguments args("bench", raw, {"--json", "--child", "--include-infeasible"}, options);
+    std::vector<int> lengths;
+    for (const std::string& s : split_list(args.value_or("--lengths", "1024,4096,16384"))) {
+        try {
+            lengths.push_back(std::stoi(s));
+        } catch (const std::exception&) {
+            throw Error("--lengths needs comma-separated integers, not '" + s + "'");
+        }
+        check(lengths.back() >= 4, "--lengths entries must be at least 4 tokens");
+    }
+    if (args.flag("--child")) {  // one length, one JSON line, in this process
+        std::cout << bench_one(args, lengths.at(0)).dump() << std::endl;
+        return 0;
+    }
+    nlohmann::json all = nlohmann::json::array();
+    for (int length : lengths) {
+        if (args.value_or("--attention", "lsg") == "full" && length > 8192 && !args.flag("--include-infeasible")) {
+            std::cerr << "precis bench: skipping full attention at " << length
+                      << " tokens (quadratic; pass --include-infeasible to run it)\n";
+            continue;
+        }
+        // Same arguments, one length, in a child (so its peak memory is its own).
+        std::string rebuilt = "'/proc/self/exe' bench --child --lengths " + std::to_string(length);
+        for (size_t i = 0; i < raw.size(); ++i) {
+            if (raw[i] == "--lengths") { ++i; continue; }
+            if (raw[i].rfind("--lengths=", 0) == 0 || raw[i] == "--json") continue;
+            rebuilt += " '" + raw[i] + "'";
+        }
+        FILE* p = popen(rebuilt.c_str(), "r");
+        if (!p) throw Error("cannot start the benchmark child process");
+        std::string out;
+        char buf[4096];
+        while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+        const int rc = pclose(p);
+        if (rc != 0) throw Error("the benchmark at " + std::to_string(length) + " tokens failed");
+        nlohmann::json j = nlohmann::json::parse(out.substr(out.find('{')));
+        all.push_back(j);
+        if (!args.flag("--json")) {
+            std::printf("%6d tokens  %-5s %-12s encoder %8.3f s  (GEMMs alone %8.3f s, x%.2f)  greedy %6.1f tok/s  peak %7.0f MB\n",
+                        length, j["attention"].get<std::string>().c_str(),
+                        j.value("sparsity_type", std::string("-")).c_str(), j["encoder_seconds"].get<double>(),
+                        j["encoder_gemm_seconds"].get<double>(), j["encoder_over_gemm"].get<double>(),
+                        j["greedy_tokens_per_second"].get<double>(), j["peak_memory_mb"].get<double>());
+            std::fflush(stdout);
+        }
+    }
+    if (args.flag("--json")) std::cout << all.dump(2) << "\n";
+    return 0;
+}
+
+}  // namespace precis::cli

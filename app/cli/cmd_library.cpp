@@ -1,0 +1,95 @@
+// precis library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB]
+#include <iostream>
+
+#include <QJsonDocument>
+
+#include "app/cli/arguments.h"
+#include "app/cli/commands.h"
+#include "app/library/library.h"
+#include "app/paths.h"
+
+namespace precis::cli {
+
+namespace {
+
+qint64 parse_id(const std::string& s) {
+    try {
+        size_t used = 0;
+        long long v = std::stoll(s, &used);
+        if (used == s.size() && v > 0) return v;
+    } catch (const std::exception&) {
+    }
+    throw Error("'" + s + "' is not a library id (a positive number)");
+}
+
+std::string one_line(const QString& s, int max) {
+    QString t = s.simplified();
+    if (t.size() > max) t = t.left(max - 1) + QChar(0x2026);
+    return t.toStdString();
+}
+
+}  // namespace
+
+int cmd_library(const Args& raw) {
+    Arguments args("library", raw, {"--json"}, {"--library", "--format", "--label"});
+    const auto& pos = args.positional();
+    if (pos.empty()) throw Error("precis library needs list, show ID, search TEXT, export ID or delete ID");
+    const QString db = QString::fromStdString(args.value_or("--library", default_library_path().string()));
+    Library lib(db);
+    const std::string& sub = pos[0];
+    if (sub == "list") {
+        if (auto label = args.value("--label")) {
+            for (const DocumentInfo& d : lib.documents_with_label(QString::fromStdString(*label)))
+                std::cout << d.id << "\t" << one_line(d.title, 60) << "\t" << d.path.toStdString() << "\n";
+            return 0;
+        }
+        for (const DocumentListItem& item : lib.documents()) {
+            std::cout << item.document.id << "\t" << one_line(item.document.title, 50) << "\t" << item.summary_count
+                      << " summar" << (item.summary_count == 1 ? "y" : "ies");
+            if (!item.labels.isEmpty()) std::cout << "\t[" << item.labels.join(", ").toStdString() << "]";
+            if (item.latest_summary) std::cout << "\t" << one_line(item.latest_summary->summary, 80);
+            std::cout << "\n";
+        }
+        return 0;
+    }
+    if (sub == "show" && pos.size() == 2) {
+        auto doc = lib.document(parse_id(pos[1]));
+        if (!doc) throw Error("library " + db.toStdString() + " has no document " + pos[1]);
+        std::cout << "document " << doc->id << ": " << doc->title.toStdString() << "\n"
+                  << "file:     " << doc->path.toStdString() << "\n"
+                  << "pages:    " << doc->pages << ", " << doc->text.size() << " characters, " << doc->encoding.toStdString() << "\n";
+        for (const ClassificationRecord& c : lib.classifications_for(doc->id))
+            std::cout << "label:    " << c.label.toStdString() << " " << c.score << " (" << c.model_name.toStdString() << ")\n";
+        for (const SummaryRecord& s : lib.summaries_for(doc->id)) {
+            std::cout << "\nsummary " << s.id << " (" << s.created_at.toString(Qt::ISODate).toStdString() << ", "
+                      << s.model_name.toStdString() << ", " << s.device.toStdString() << ", "
+                      << QJsonDocument(s.parameters).toJson(QJsonDocument::Compact).toStdString() << ")\n"
+                      << s.summary.toStdString() << "\n";
+        }
+        return 0;
+    }
+    if (sub == "search" && pos.size() >= 2) {
+        QString q;
+        for (size_t i = 1; i < pos.size(); ++i) q += (i > 1 ? " " : "") + QString::fromStdString(pos[i]);
+        for (const SearchHit& h : lib.search(q)) {
+            std::cout << h.document_id << "\t" << one_line(h.title, 50) << "\n";
+            if (!h.document_snippet.isEmpty()) std::cout << "\ttext:    " << one_line(h.document_snippet, 120) << "\n";
+            if (!h.summary_snippet.isEmpty()) std::cout << "\tsummary: " << one_line(h.summary_snippet, 120) << "\n";
+        }
+        return 0;
+    }
+    if (sub == "export" && pos.size() == 2) {
+        const std::string fmt = args.value_or("--format", "md");
+        if (fmt != "md" && fmt != "json") throw Error("--format must be md or json, not '" + fmt + "'");
+        std::cout << lib.export_summary(parse_id(pos[1]), fmt == "md" ? ExportFormat::Markdown : ExportFormat::Json).toStdString();
+        return 0;
+    }
+    if (sub == "delete" && pos.size() == 2) {
+        if (!lib.delete_document(parse_id(pos[1]))) throw Error("library " + db.toStdString() + " has no document " + pos[1]);
+        std::cerr << "precis: deleted document " << pos[1] << " and its summaries\n";
+        return 0;
+    }
+    throw Error("precis library needs list, show ID, search TEXT, export ID or delete ID");
+}
+
+}  // namespace precis::cli

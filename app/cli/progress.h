@@ -1,0 +1,19 @@
+#pragma once
+// Command-line progress and cancellation: a status line on stderr (redrawn in place on
+// a terminal) and Ctrl-C turned into a cooperative cancel of the running job.
+#include <string>
+
+#include "engine/model/run_options.h"
+
+namespace precis::cli {
+
+// Installs the SIGINT/SIGTERM handler (first signal cancels, second exits at once).
+void install_cancel_handler();
+bool cancel_requested();
+
+// Callbacks that draw "label: encoding layer 3/6", "generating token 12/142".
+RunCallbacks progress_callbacks(const std::string& label);
+void progress_line(const std::string& text);  // draws a status line
+void progress_done();                         // ends the status line
+
+}  // namespace precis::cli

@@ -1,0 +1,151 @@
+#include "app/cli/run_settings.h"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "app/paths.h"
+#include "engine/backend/backend.h"
+#include "engine/model/encoder.h"
+#include "engine/model/model.h"
+#include "kernels/device_query.h"
+
+namespace precis::cli {
+
+namespace fs = std::filesystem;
+
+std::set<std::string> attention_option_names() {
+    return {"--attention",         "--sparsity-type",     "--block-size",   "--sparse-block-size",
+            "--sparsity-factor",   "--num-global-tokens", "--max-positions", "--lsh-seed",
+            "--fovea-block-size",  "--fovea-wing",        "--fovea-stop-level"};
+}
+
+std::set<std::string> generation_option_names() {
+    return {"--beams", "--length-penalty", "--max-length", "--min-length", "--no-repeat-ngram", "--max-new-tokens"};
+}
+
+std::set<std::string> generation_flag_names() { return {"--early-stopping"}; }
+
+namespace {
+
+EncoderAttention parse_attention_kind(const std::string& s) {
+    if (s == "lsg") return EncoderAttention::Lsg;
+    if (s == "full") return EncoderAttention::Full;
+    if (s == "fovea") return EncoderAttention::Fovea;
+    throw Error("--attention must be lsg, full or fovea, not '" + s + "'");
+}
+
+void apply_lsg_overrides(LsgSettings& s, const Arguments& args) {
+    if (auto v = args.value("--sparsity-type")) s.sparsity_type = parse_sparsity_type(*v);
+    if (auto v = args.int_value("--block-size")) s.block_size = *v;
+    if (auto v = args.int_value("--sparse-block-size")) s.sparse_block_size = *v;
+    if (auto v = args.int_value("--sparsity-factor")) s.sparsity_factor = *v;
+    if (auto v = args.int_value("--num-global-tokens")) s.num_global_tokens = *v;
+}
+
+}  // namespace
+
+AttentionOptions attention_from_flags(const Model& model, const Arguments& args) {
+    AttentionOptions a = native_attention_options(model);
+    if (auto v = args.value("--attention")) a.kind = parse_attention_kind(*v);
+    apply_lsg_overrides(a.lsg, args);
+    if (a.kind == EncoderAttention::Lsg) {
+        if (a.lsg.num_global_tokens > 512 || a.lsg.num_global_tokens < 1)
+            throw Error("--num-global-tokens must be between 1 and 512");
+        a.lsg.validate("the LSG settings on the command line");
+    }
+    if (auto v = args.int_value("--lsh-seed")) a.lsh_seed = uint64_t(*v);
+    if (auto v = args.int_value("--fovea-block-size")) a.fovea.block_size = *v;
+    if (auto v = args.int_value("--fovea-wing")) a.fovea.wing = *v;
+    if (auto v = args.int_value("--fovea-stop-level")) a.fovea.stop_level = *v;
+    check(a.fovea.block_size > 0 && a.fovea.wing > 0, "Fovea block size and wing must be positive");
+    return a;
+}
+
+LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& args, bool need_tokenizer) {
+    const fs::path& dir = where.dir;
+    LoadOptions lo;
+    lo.tokenizer_dir = where.tokenizer_dir;
+    if (auto v = args.int_value("--max-positions")) {
+        check(*v > 0, "--max-positions must be positive");
+        lo.max_positions = *v;
+    }
+    const bool want_lsg = args.value("--attention").value_or("") == "lsg";
+    if (want_lsg) {
+        lo.convert_to_lsg = true;  // only acts on plain BART checkpoints
+        LsgSettings s;
+        apply_lsg_overrides(s, args);
+        lo.lsg = s;
+    }
+    LoadedRun run;
+    run.model = Model::load(dir, lo);
+    if (need_tokenizer && !run.model->tokenizer())
+        throw Error("model folder " + dir.string() + " has no tokenizer (tokenizer.json, vocab.json + merges.txt or a sentencepiece .model)");
+    run.attention = attention_from_flags(*run.model, args);
+    return run;
+}
+
+GenerationConfig generation_from_flags(const Model& model, const Arguments& args) {
+    GenerationConfig g = model.generation_config();
+    if (auto v = args.int_value("--beams")) g.num_beams = *v;
+    if (auto v = args.double_value("--length-penalty")) g.length_penalty = *v;
+    if (auto v = args.int_value("--max-length")) {
+        g.max_length = *v;
+        g.max_new_tokens.reset();
+    }
+    if (auto v = args.int_value("--max-new-tokens")) g.max_new_tokens = *v;
+    if (auto v = args.int_value("--min-length")) g.min_length = *v;
+    if (auto v = args.int_value("--no-repeat-ngram")) g.no_repeat_ngram_size = *v;
+    if (args.flag("--early-stopping")) g.early_stopping = true;
+    check(g.num_beams >= 1, "--beams must be at least 1");
+    check(g.min_length >= 0, "--min-length must not be negative");
+    check(g.no_repeat_ngram_size >= 0, "--no-repeat-ngram must not be negative");
+    const int max_len = g.max_new_tokens ? *g.max_new_tokens + 1 : g.max_length;
+    check(max_len >= 2, "--max-length must allow at least one generated token");
+    check(max_len <= model.weights().decoder_positions.dim(0) - 2,
+          "--max-length " + std::to_string(max_len) + " exceeds the decoder's " +
+              std::to_string(model.weights().decoder_positions.dim(0) - 2) + " positions");
+    return g;
+}
+
+std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* device_name) {
+    const std::string want = args.value_or("--device", "auto");
+    if (want != "auto" && want != "cpu" && want != "cuda")
+        throw Error("--device must be auto, cpu or cuda, not '" + want + "'");
+    if (want != "cpu") {
+        std::string why;
+        auto devices = cuda::list_devices(&why);
+        if (!devices.empty()) {
+            // The CUDA backend's kernels are not part of this build yet: say so plainly.
+            std::cerr << "precis: found " << devices[0].name
+                      << ", but this build has no CUDA inference backend yet; running on the CPU\n";
+        } else if (want == "cuda") {
+            std::cerr << "precis: no usable CUDA device (" << why << "); running on the CPU\n";
+        }
+    }
+    set_cpu_threads(0);
+    if (device_name) *device_name = "cpu";
+    return std::shared_ptr<Backend>(make_cpu_backend());
+}
+
+ModelLocation locate_model(const Arguments& args) {
+    if (auto v = args.value("--model")) return {fs::path(*v), {}, false, "--model"};
+    if (const char* e = std::getenv("PRECIS_MODEL"); e && *e) return {fs::path(e), {}, false, "PRECIS_MODEL"};
+    if (auto user = user_default_model(); !user.empty()) return {user, {}, false, "user model folder"};
+    if (auto bundled = bundled_model(); !bundled.empty()) return {bundled, {}, false, "bundled"};
+    if (auto test = fixture_test_model(); !test.dir.empty()) return {test.dir, test.tokenizer_dir, true, "test fixture"};
+    throw Error("no model found: pass --model DIR, set PRECIS_MODEL, or put a HuggingFace BART/LSG-BART folder in " +
+                user_models_dir().string());
+}
+
+void warn_if_test_model(const ModelLocation& where) {
+    if (!where.is_test_model) return;
+    std::cerr << "\n"
+                 "**********************************************************************\n"
+                 "* WARNING: no summarization model is installed. Precis is using the  *\n"
+                 "* tiny RANDOM test model from the reference fixtures:                *\n"
+                 "*   " << where.dir.string() << "\n"
+                 "* ITS OUTPUT IS MEANINGLESS. Install a real model (see README).      *\n"
+                 "**********************************************************************\n\n";
+}
+
+}  // namespace precis::cli

@@ -1,0 +1,55 @@
+#pragma once
+// The flags shared by summarize, forward, bench and batch: which model, which device,
+// which encoder attention with which LSG/Fovea settings, and the generation settings.
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "app/cli/arguments.h"
+#include "engine/model/config.h"
+#include "engine/model/run_options.h"
+
+namespace precis {
+class Backend;
+class Model;
+}
+
+namespace precis::cli {
+
+// Option names each group adds to a command's parser.
+std::set<std::string> attention_option_names();   // --attention, --sparsity-type, ...
+std::set<std::string> generation_option_names();  // --beams, --length-penalty, ...
+std::set<std::string> generation_flag_names();    // --early-stopping
+
+// Loading options implied by the attention flags (extrapolation, in-memory conversion).
+struct LoadedRun {
+    std::shared_ptr<const Model> model;
+    AttentionOptions attention;
+};
+struct ModelLocation;
+LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& args, bool need_tokenizer);
+
+// Applies the attention overrides to the model's native options (used for a model that
+// is already loaded, e.g. a random bench model).
+AttentionOptions attention_from_flags(const Model& model, const Arguments& args);
+
+// The model's generation config with the command-line overrides applied.
+GenerationConfig generation_from_flags(const Model& model, const Arguments& args);
+
+// --device auto|cpu|cuda: the backend to run on. Prints a one-line notice on stderr when
+// the request cannot be met and the CPU is used instead. `device_name` receives "cpu"...
+std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* device_name);
+
+// Where the default model is and whether it is only the meaningless test model.
+struct ModelLocation {
+    std::filesystem::path dir;
+    std::filesystem::path tokenizer_dir;  // empty: the model folder itself
+    bool is_test_model = false;
+    std::string source;  // "--model", "PRECIS_MODEL", "user model folder", "bundled", "test fixture"
+};
+ModelLocation locate_model(const Arguments& args);
+// Prints the loud warning when the model is the fixture test model.
+void warn_if_test_model(const ModelLocation& where);
+
+}  // namespace precis::cli

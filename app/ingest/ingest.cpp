@@ -1,0 +1,269 @@
+#include "app/ingest/ingest.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QStringDecoder>
+#include <mutex>
+#include <poppler/qt6/poppler-qt6.h>
+
+#include "app/ingest/pdf_layout.h"
+
+namespace precis {
+namespace {
+
+QString shown(const QString& path) { return QStringLiteral("\"%1\"").arg(QDir::toNativeSeparators(path)); }
+
+[[noreturn]] void fail(IngestErrorKind kind, const QString& path, const QString& message) {
+    throw IngestError(kind, path, message);
+}
+
+QString mib(qint64 bytes) { return QString::number(double(bytes) / (1024.0 * 1024.0), 'f', bytes < 10 * 1024 * 1024 ? 1 : 0); }
+
+// Poppler reports every syntax problem of a damaged file on stderr; ingestion turns
+// failures into IngestError instead, so its chatter is dropped.
+void quiet_poppler() {
+    static std::once_flag once;
+    std::call_once(once, [] { Poppler::setDebugErrorFunction([](const QString&, const QVariant&) {}, QVariant()); });
+}
+
+// Windows-1252 code points for bytes 0x80..0x9F (0 = undefined there, kept as the C1 control).
+constexpr char16_t kCp1252High[32] = {
+    0x20AC, 0,      0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+    0x2039, 0x0152, 0,      0x017D, 0,      0,      0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+    0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0,      0x017E, 0x0178};
+
+QString normalize_newlines(QString s) {
+    s.replace(QStringLiteral("\r\n"), QStringLiteral("\n"));
+    s.replace(QLatin1Char('\r'), QLatin1Char('\n'));
+    return s;
+}
+
+QString markdown_title(const QString& text) {
+    static const QRegularExpression atx(QStringLiteral("^ {0,3}#{1,6}[ \\t]+(.+?)[ \\t#]*$"),
+                                        QRegularExpression::MultilineOption);
+    const QRegularExpressionMatch m = atx.match(text);
+    return m.hasMatch() ? m.captured(1).trimmed() : QString();
+}
+
+IngestedDocument ingest_text(const QString& path, const QByteArray& bytes) {
+    IngestedDocument doc;
+    DecodedText decoded = decode_text_bytes(bytes);
+    if (decoded.has_nul)
+        fail(IngestErrorKind::Unsupported, path,
+             QStringLiteral("File %1 does not look like a text file: it contains binary data.").arg(shown(path)));
+    if (decoded.text.trimmed().isEmpty())
+        fail(IngestErrorKind::Empty, path, QStringLiteral("File %1 contains only whitespace, no text.").arg(shown(path)));
+    doc.text = std::move(decoded.text);
+    doc.encoding = decoded.encoding;
+    doc.notes = decoded.notes;
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("md") || suffix == QLatin1String("markdown")) doc.title = markdown_title(doc.text);
+    return doc;
+}
+
+QString page_list(const QVector<int>& pages) {
+    QStringList parts;
+    for (int p : pages) parts << QString::number(p);
+    if (parts.size() > 10) {
+        const qsizetype more = parts.size() - 10;
+        parts = parts.mid(0, 10);
+        parts << QStringLiteral("and %1 more").arg(more);
+    }
+    return parts.join(QStringLiteral(", "));
+}
+
+IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const IngestOptions& opts) {
+    quiet_poppler();
+    const QByteArray pw = opts.password.toLatin1();
+    std::unique_ptr<Poppler::Document> pdf = Poppler::Document::loadFromData(bytes, pw, pw);
+    if (!pdf)
+        fail(IngestErrorKind::Corrupt, path,
+             QStringLiteral("File %1 is damaged or is not a valid PDF.").arg(shown(path)));
+    if (pdf->isLocked()) {
+        if (opts.password.isEmpty())
+            fail(IngestErrorKind::Encrypted, path,
+                 QStringLiteral("File %1 is password-protected; give its password to open it.").arg(shown(path)));
+        fail(IngestErrorKind::Encrypted, path,
+             QStringLiteral("The password given for %1 is wrong.").arg(shown(path)));
+    }
+    const int page_count = pdf->numPages();
+    if (page_count <= 0)
+        fail(IngestErrorKind::Corrupt, path,
+             QStringLiteral("File %1 is damaged or is not a valid PDF: it has no readable pages.").arg(shown(path)));
+
+    QVector<PdfPageLines> pages(page_count);
+    QVector<int> unreadable_pages;
+    for (int i = 0; i < page_count; ++i) {
+        std::unique_ptr<Poppler::Page> page = pdf->page(i);
+        if (!page) {
+            unreadable_pages.push_back(i + 1);
+            continue;
+        }
+        PdfLine line;
+        for (const std::unique_ptr<Poppler::TextBox>& box : page->textList()) {
+            line.text += box->text();
+            if (box->hasSpaceAfter()) line.text += QLatin1Char(' ');
+            line.box = line.box.isNull() ? box->boundingBox() : line.box.united(box->boundingBox());
+            if (!box->nextWord()) {  // end of a visual line
+                line.text = line.text.trimmed();
+                if (!line.text.isEmpty()) pages[i].lines.push_back(line);
+                line = PdfLine();
+            }
+        }
+        line.text = line.text.trimmed();
+        if (!line.text.isEmpty()) pages[i].lines.push_back(line);
+    }
+
+    PdfText assembled = assemble_pdf_text(pages);
+    if (assembled.text.trimmed().isEmpty()) {
+        if (unreadable_pages.size() == page_count)
+            fail(IngestErrorKind::Corrupt, path,
+                 QStringLiteral("File %1 is damaged: none of its pages can be read.").arg(shown(path)));
+        fail(IngestErrorKind::NoTextLayer, path,
+             QStringLiteral("File %1 has no text layer (its pages are images, perhaps a scan); run OCR on it first.")
+                 .arg(shown(path)));
+    }
+
+    IngestedDocument doc;
+    doc.text = std::move(assembled.text);
+    doc.page_offsets = assembled.page_offsets;
+    doc.pages = page_count;
+    doc.encoding = QStringLiteral("PDF");
+    QString title = pdf->info(QStringLiteral("Title")).simplified();
+    if (title.startsWith(QLatin1String("Microsoft Word - "))) title = title.mid(17);
+    doc.title = title;
+    if (assembled.header_footer_lines_removed > 0)
+        doc.notes << QStringLiteral("%1 repeated header/footer line%2 removed")
+                         .arg(assembled.header_footer_lines_removed)
+                         .arg(assembled.header_footer_lines_removed == 1 ? "" : "s");
+    QVector<int> textless;
+    for (int p : assembled.pages_without_text)
+        if (!unreadable_pages.contains(p)) textless.push_back(p);
+    if (!textless.isEmpty())
+        doc.notes << QStringLiteral("%1 %2 %3 no text layer (images only)")
+                         .arg(textless.size() == 1 ? QStringLiteral("page") : QStringLiteral("pages"), page_list(textless),
+                              textless.size() == 1 ? QStringLiteral("has") : QStringLiteral("have"));
+    if (!unreadable_pages.isEmpty())
+        doc.notes << QStringLiteral("%1 %2 could not be read")
+                         .arg(unreadable_pages.size() == 1 ? QStringLiteral("page") : QStringLiteral("pages"),
+                              page_list(unreadable_pages));
+    return doc;
+}
+
+}  // namespace
+
+IngestError::IngestError(IngestErrorKind kind, QString path, const QString& message)
+    : std::runtime_error(message.toStdString()), kind_(kind), path_(std::move(path)) {}
+
+const char* ingest_error_kind_name(IngestErrorKind kind) {
+    switch (kind) {
+        case IngestErrorKind::NotFound: return "not_found";
+        case IngestErrorKind::Unreadable: return "unreadable";
+        case IngestErrorKind::Unsupported: return "unsupported";
+        case IngestErrorKind::Empty: return "empty";
+        case IngestErrorKind::TooLarge: return "too_large";
+        case IngestErrorKind::Encrypted: return "encrypted";
+        case IngestErrorKind::Corrupt: return "corrupt";
+        case IngestErrorKind::NoTextLayer: return "no_text_layer";
+    }
+    return "unknown";
+}
+
+bool is_supported_document(const QString& path) {
+    static const QStringList kSuffixes = {QStringLiteral("pdf"), QStringLiteral("txt"), QStringLiteral("text"),
+                                          QStringLiteral("md"), QStringLiteral("markdown")};
+    return kSuffixes.contains(QFileInfo(path).suffix().toLower());
+}
+
+DecodedText decode_text_bytes(const QByteArray& bytes) {
+    DecodedText out;
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.constData());
+    const qsizetype n = bytes.size();
+    QString text;
+    if (n >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
+        QStringDecoder dec(QStringConverter::Utf8, QStringConverter::Flag::Stateless);
+        text = dec.decode(QByteArrayView(bytes).sliced(3));
+        out.encoding = QStringLiteral("UTF-8");
+        if (dec.hasError()) out.notes << QStringLiteral("some bytes are not valid UTF-8 and were replaced");
+        out.has_nul = bytes.contains('\0');
+    } else if (n >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) || (b[0] == 0xFE && b[1] == 0xFF))) {
+        const bool le = b[0] == 0xFF;
+        QStringDecoder dec(le ? QStringConverter::Utf16LE : QStringConverter::Utf16BE, QStringConverter::Flag::Stateless);
+        text = dec.decode(QByteArrayView(bytes).sliced(2));
+        out.encoding = le ? QStringLiteral("UTF-16LE") : QStringLiteral("UTF-16BE");
+        if (dec.hasError() || (n % 2) != 0)
+            out.notes << QStringLiteral("some bytes are not valid UTF-16 and were replaced");
+        out.has_nul = text.contains(QChar(0));
+    } else {
+        QStringDecoder dec(QStringConverter::Utf8, QStringConverter::Flag::Stateless);
+        text = dec.decode(bytes);
+        out.has_nul = bytes.contains('\0');
+        if (!dec.hasError()) {
+            out.encoding = QStringLiteral("UTF-8");
+        } else {
+            bool cp1252 = false;
+            for (qsizetype i = 0; i < n && !cp1252; ++i) cp1252 = b[i] >= 0x80 && b[i] <= 0x9F && kCp1252High[b[i] - 0x80];
+            if (cp1252) {
+                text.clear();
+                text.reserve(n);
+                for (qsizetype i = 0; i < n; ++i) {
+                    const unsigned char c = b[i];
+                    text += (c >= 0x80 && c <= 0x9F && kCp1252High[c - 0x80]) ? QChar(kCp1252High[c - 0x80]) : QChar(c);
+                }
+                out.encoding = QStringLiteral("Windows-1252 (fallback)");
+                out.notes << QStringLiteral("decoded as Windows-1252 because the file is not valid UTF-8");
+            } else {
+                text = QString::fromLatin1(bytes);
+                out.encoding = QStringLiteral("Latin-1 (fallback)");
+                out.notes << QStringLiteral("decoded as Latin-1 because the file is not valid UTF-8");
+            }
+        }
+    }
+    out.text = normalize_newlines(std::move(text));
+    return out;
+}
+
+IngestedDocument ingest_file(const QString& path, const IngestOptions& opts) {
+    const QFileInfo info(path);
+    if (!info.exists()) fail(IngestErrorKind::NotFound, path, QStringLiteral("File %1 does not exist.").arg(shown(path)));
+    if (info.isDir())
+        fail(IngestErrorKind::Unreadable, path, QStringLiteral("%1 is a folder, not a document.").arg(shown(path)));
+    if (!is_supported_document(path)) {
+        const QString suffix = info.suffix().isEmpty() ? QStringLiteral("no extension")
+                                                       : QStringLiteral("\".%1\"").arg(info.suffix());
+        fail(IngestErrorKind::Unsupported, path,
+             QStringLiteral("File %1 is not a supported document (%2); Precis reads PDF, plain text and Markdown files.")
+                 .arg(shown(path), suffix));
+    }
+    if (info.size() > opts.max_bytes)
+        fail(IngestErrorKind::TooLarge, path,
+             QStringLiteral("File %1 is too large (%2 MiB; the limit is %3 MiB).")
+                 .arg(shown(path), mib(info.size()), mib(opts.max_bytes)));
+
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        fail(IngestErrorKind::Unreadable, path,
+             QStringLiteral("File %1 cannot be read: %2.").arg(shown(path), file.errorString().toLower()));
+    const QByteArray bytes = file.readAll();
+    if (file.error() != QFileDevice::NoError)
+        fail(IngestErrorKind::Unreadable, path,
+             QStringLiteral("File %1 cannot be read: %2.").arg(shown(path), file.errorString().toLower()));
+    file.close();
+    if (bytes.size() > opts.max_bytes)  // grew since it was checked
+        fail(IngestErrorKind::TooLarge, path,
+             QStringLiteral("File %1 is too large (%2 MiB; the limit is %3 MiB).")
+                 .arg(shown(path), mib(bytes.size()), mib(opts.max_bytes)));
+    if (bytes.isEmpty()) fail(IngestErrorKind::Empty, path, QStringLiteral("File %1 is empty.").arg(shown(path)));
+
+    const bool is_pdf = info.suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0;
+    IngestedDocument doc = is_pdf ? ingest_pdf(path, bytes, opts) : ingest_text(path, bytes);
+    doc.path = path;
+    if (doc.title.isEmpty()) doc.title = info.completeBaseName();
+    doc.content_hash = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
+    return doc;
+}
+
+}  // namespace precis

@@ -1,0 +1,76 @@
+#pragma once
+// Document ingestion: a file on disk -> normalized text with page offsets.
+//
+// PDFs are read with Poppler (text per page, hyphenated line breaks joined, lines
+// inside a paragraph unwrapped, repeated headers/footers and page numbers dropped);
+// .txt/.md files are decoded (UTF-8, UTF-16 with BOM, else a reported single-byte
+// fallback) with line endings normalized. Every failure is an IngestError whose
+// message is one sentence naming the file and the problem.
+#include <QByteArray>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <stdexcept>
+
+namespace precis {
+
+struct IngestOptions {
+    QString password;                       // for encrypted PDFs; empty = none
+    qint64 max_bytes = 200LL * 1024 * 1024;  // larger files are refused (TooLarge)
+};
+
+struct IngestedDocument {
+    QString path;                // as given (absolute if it was)
+    QString title;               // PDF metadata title, first Markdown heading, else file base name
+    QString text;                // normalized: '\n' line ends, paragraphs separated by "\n\n"
+    QVector<int> page_offsets;   // PDF: index in `text` where each page starts (size == pages); empty for text files
+    int pages = 0;               // PDF page count; 0 for text files
+    QString encoding;            // "UTF-8", "UTF-16LE", "UTF-16BE", "Latin-1 (fallback)", "Windows-1252 (fallback)", "PDF"
+    QStringList notes;           // user-facing remarks about what ingestion did or could not do
+    QByteArray content_hash;     // sha256 of the file bytes, lowercase hex
+};
+
+enum class IngestErrorKind {
+    NotFound,
+    Unreadable,
+    Unsupported,
+    Empty,
+    TooLarge,
+    Encrypted,   // needs a password, or the one given is wrong
+    Corrupt,
+    NoTextLayer, // PDF whose pages are images only (a scan without OCR)
+};
+
+class IngestError : public std::runtime_error {
+public:
+    IngestError(IngestErrorKind kind, QString path, const QString& message);
+    IngestErrorKind kind() const { return kind_; }
+    const QString& path() const { return path_; }
+    QString message() const { return QString::fromUtf8(what()); }
+
+private:
+    IngestErrorKind kind_;
+    QString path_;
+};
+
+// Stable lowercase name for logs and JSON ("not_found", "encrypted", ...).
+const char* ingest_error_kind_name(IngestErrorKind kind);
+
+// True for the extensions ingest_file() reads: .pdf, .txt, .text, .md, .markdown
+// (case-insensitive). Looks at the name only.
+bool is_supported_document(const QString& path);
+
+// Reads and normalizes one document. Throws IngestError.
+IngestedDocument ingest_file(const QString& path, const IngestOptions& opts = {});
+
+// The decoding step for text files, exposed for tests and for text pasted or piped in.
+// Fills text, encoding and notes; throws nothing (bytes always decode to something).
+struct DecodedText {
+    QString text;
+    QString encoding;
+    QStringList notes;
+    bool has_nul = false;  // the bytes contained NUL characters (likely a binary file)
+};
+DecodedText decode_text_bytes(const QByteArray& bytes);
+
+}  // namespace precis

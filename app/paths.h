@@ -1,0 +1,28 @@
+#pragma once
+// Where Precis keeps and finds things: the user's XDG folders (data: library and
+// models; config: settings; cache), the bundled resources, and the reference fixtures.
+#include <filesystem>
+
+namespace precis {
+
+std::filesystem::path user_data_dir();     // $XDG_DATA_HOME/precis
+std::filesystem::path user_models_dir();   // user_data_dir()/models
+std::filesystem::path default_library_path();  // user_data_dir()/library.sqlite
+
+// The first model folder (one with a config.json) in user_models_dir(), by name; empty if none.
+std::filesystem::path user_default_model();
+// The model shipped with Precis (resources/models/* in the source tree or the installed
+// share/precis/models/*); empty while none ships.
+std::filesystem::path bundled_model();
+
+struct TestModel {
+    std::filesystem::path dir, tokenizer_dir;
+};
+// The tiny random model of the reference fixtures ($PRECIS_FIXTURES or ../shared/fixtures
+// beside the source tree) with the real BART tokenizer; empty when not present.
+TestModel fixture_test_model();
+
+// Sample documents (resources/samples in the source tree or share/precis/samples).
+std::filesystem::path samples_dir();
+
+}  // namespace precis

@@ -1,0 +1,239 @@
+#include "engine/attention/attention_kernels.h"
+
+#include <cblas.h>
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace precis::attn_detail {
+
+namespace {
+
+// exp for x <= 0 (Cephes polynomial, ~1 ulp); x < -87.3 gives exactly 0 so that masked
+// scores (lowest float minus the row max) get a weight of exactly 0.
+inline __m256 exp_nonpositive(__m256 x) {
+    const __m256 zero_below = _mm256_set1_ps(-87.3f);
+    const __m256 underflow = _mm256_cmp_ps(x, zero_below, _CMP_LT_OQ);
+    x = _mm256_max_ps(x, _mm256_set1_ps(-88.0f));
+    __m256 fx = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f));
+    fx = _mm256_floor_ps(fx);
+    x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+    x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
+    __m256 y = _mm256_set1_ps(1.9875691500E-4f);
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.3981999507E-3f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(8.3334519073E-3f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(4.1665795894E-2f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459E-1f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201E-1f));
+    const __m256 x2 = _mm256_mul_ps(x, x);
+    y = _mm256_fmadd_ps(y, x2, _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
+    __m256i n = _mm256_cvttps_epi32(fx);
+    n = _mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23);
+    y = _mm256_mul_ps(y, _mm256_castsi256_ps(n));
+    return _mm256_andnot_ps(underflow, y);
+}
+
+inline float exp_nonpositive(float x) { return x < -87.3f ? 0.0f : std::exp(x); }
+
+inline float hmax(__m256 v) {
+    __m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_max_ss(a, _mm_shuffle_ps(a, a, 1));
+    return _mm_cvtss_f32(a);
+}
+
+inline float hsum(__m256 v) {
+    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
+    a = _mm_add_ss(a, _mm_shuffle_ps(a, a, 1));
+    return _mm_cvtss_f32(a);
+}
+
+std::mutex g_blas_mutex;
+int g_blas_depth = 0;
+int g_blas_saved = 1;
+
+}  // namespace
+
+void softmax_rows(float* s, int rows, int cols, int ld, const float* mask) {
+    const int vec_end = cols & ~7;
+    for (int r = 0; r < rows; ++r) {
+        float* x = s + size_t(r) * ld;
+        // add mask, row max
+        __m256 vmax = _mm256_set1_ps(-INFINITY);
+        float m = -INFINITY;
+        int j = 0;
+        if (mask) {
+            for (; j < vec_end; j += 8) {
+                __m256 a = _mm256_add_ps(_mm256_loadu_ps(x + j), _mm256_loadu_ps(mask + j));
+                _mm256_storeu_ps(x + j, a);
+                vmax = _mm256_max_ps(vmax, a);
+            }
+            for (; j < cols; ++j) {
+                x[j] += mask[j];
+                m = std::max(m, x[j]);
+            }
+        } else {
+            for (; j < vec_end; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + j));
+            for (; j < cols; ++j) m = std::max(m, x[j]);
+        }
+        m = std::max(m, hmax(vmax));
+        // exp and sum
+        const __m256 vm = _mm256_set1_ps(m);
+        __m256 vsum = _mm256_setzero_ps();
+        float sum = 0.0f;
+        for (j = 0; j < vec_end; j += 8) {
+            __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(x + j), vm));
+            _mm256_storeu_ps(x + j, e);
+            vsum = _mm256_add_ps(vsum, e);
+        }
+        for (; j < cols; ++j) {
+            x[j] = exp_nonpositive(x[j] - m);
+            sum += x[j];
+        }
+        sum += hsum(vsum);
+        const float inv = 1.0f / sum;
+        const __m256 vinv = _mm256_set1_ps(inv);
+        for (j = 0; j < vec_end; j += 8) _mm256_storeu_ps(x + j, _mm256_mul_ps(_mm256_loadu_ps(x + j), vinv));
+        for (; j < cols; ++j) x[j] *= inv;
+    }
+}
+
+void block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
+                     float scale, float* out, int ldo, BlockScratch& scratch, std::vector<float>* weights) {
+    int total = 0;
+    bool any_mask = false;
+    for (int i = 0; i < nsegs; ++i) {
+        total += segs[i].count;
+        any_mask = any_mask || (segs[i].mask && segs[i].count > 0);
+    }
+    if (nq <= 0) return;
+    if (total == 0) {  // nothing to attend to (cannot happen with G >= 1); define as zeros
+        for (int r = 0; r < nq; ++r) std::memset(out + size_t(r) * ldo, 0, sizeof(float) * head_dim);
+        if (weights) weights->clear();
+        return;
+    }
+    // Pad the row stride to a multiple of 16 floats for aligned-ish rows.
+    const int ld = (total + 15) & ~15;
+    scratch.scores.resize(size_t(nq) * ld);
+    float* S = scratch.scores.data();
+    if (any_mask) {
+        scratch.mask_row.resize(size_t(total));
+        float* m = scratch.mask_row.data();
+        for (int i = 0; i < nsegs; ++i) {
+            const KeySegment& sg = segs[i];
+            if (sg.count <= 0) continue;
+            if (sg.mask)
+                std::memcpy(m, sg.mask, sizeof(float) * sg.count);
+            else
+                std::memset(m, 0, sizeof(float) * sg.count);
+            m += sg.count;
+        }
+    }
+    int off = 0;
+    for (int i = 0; i < nsegs; ++i) {
+        const KeySegment& sg = segs[i];
+        if (sg.count <= 0) continue;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nq, sg.count, head_dim, scale, q, ldq, sg.k, sg.ld,
+                    0.0f, S + off, ld);
+        off += sg.count;
+    }
+    softmax_rows(S, nq, total, ld, any_mask ? scratch.mask_row.data() : nullptr);
+    if (weights) {
+        weights->resize(size_t(nq) * total);
+        for (int r = 0; r < nq; ++r)
+            std::memcpy(weights->data() + size_t(r) * total, S + size_t(r) * ld, sizeof(float) * total);
+    }
+    off = 0;
+    float beta = 0.0f;
+    for (int i = 0; i < nsegs; ++i) {
+        const KeySegment& sg = segs[i];
+        if (sg.count <= 0) continue;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, head_dim, sg.count, 1.0f, S + off, ld, sg.v,
+                    sg.ld, beta, out, ldo);
+        beta = 1.0f;
+        off += sg.count;
+    }
+}
+
+void dense_attention_rows(const AttentionInput& in, int row_begin, int row_end, const float* key_mask, float* out,
+                          AttentionRecorder* recorder) {
+    const int D = in.heads * in.head_dim;
+    const int nrows = row_end - row_begin;
+    if (nrows <= 0) return;
+    // Tile height: keep the score tile near 4 MB per thread for long inputs.
+    int tile = 64;
+    if (in.rows > 16384) tile = 32;
+    const int ntiles = (nrows + tile - 1) / tile;
+    const float scale = 1.0f / std::sqrt(float(in.head_dim));
+    size_t rec_base = 0;
+    if (recorder) {
+        rec_base = recorder->blocks.size();
+        recorder->blocks.resize(rec_base + size_t(ntiles));
+    }
+    const int ntasks = ntiles * in.heads;
+#pragma omp parallel
+    {
+        BlockScratch scratch;
+#pragma omp for schedule(dynamic, 1)
+        for (int task = 0; task < ntasks; ++task) {
+            const int t = task / in.heads, h = task % in.heads;
+            const int r0 = row_begin + t * tile, r1 = std::min(row_end, r0 + tile);
+            KeySegment seg{in.k + size_t(h) * in.head_dim, in.v + size_t(h) * in.head_dim, D, in.rows, key_mask};
+            std::vector<float>* w = nullptr;
+            AttentionRecorder::Block* blk = nullptr;
+            if (recorder && recorder->head == h) {
+                blk = &recorder->blocks[rec_base + size_t(t)];
+                w = &blk->weights;
+            }
+            block_attention(in.q + size_t(r0) * D + size_t(h) * in.head_dim, D, r1 - r0, &seg, 1, in.head_dim,
+                            scale, out + size_t(r0) * D + size_t(h) * in.head_dim, D, scratch, w);
+            if (blk) {
+                blk->query_begin = r0;
+                blk->query_end = r1;
+                blk->keys.resize(size_t(in.rows));
+                for (int j = 0; j < in.rows; ++j) blk->keys[size_t(j)] = {j, j + 1, 1, AttentionKeyKind::Dense};
+            }
+        }
+    }
+}
+
+BlasSingleThreadScope::BlasSingleThreadScope() {
+    std::lock_guard<std::mutex> lock(g_blas_mutex);
+    if (g_blas_depth++ == 0) {
+        g_blas_saved = openblas_get_num_threads();
+        if (g_blas_saved != 1) openblas_set_num_threads(1);
+    }
+}
+
+BlasSingleThreadScope::~BlasSingleThreadScope() {
+    std::lock_guard<std::mutex> lock(g_blas_mutex);
+    if (--g_blas_depth == 0 && g_blas_saved != 1) openblas_set_num_threads(g_blas_saved);
+}
+
+void check_input(const AttentionInput& in, const char* who) {
+    check(in.q && in.k && in.v, std::string(who) + ": q, k and v must not be null");
+    check(in.heads > 0 && in.head_dim > 0,
+          std::string(who) + ": heads and head_dim must be positive (got heads " + std::to_string(in.heads) +
+              ", head_dim " + std::to_string(in.head_dim) + ")");
+    check(in.rows > 0, std::string(who) + ": rows must be positive (got " + std::to_string(in.rows) + ")");
+}
+
+}  // namespace precis::attn_detail
+
+namespace precis {
+
+void full_attention(const AttentionInput& in, const float* key_mask, float* out, AttentionRecorder* recorder) {
+    attn_detail::check_input(in, "full_attention");
+    check(out != nullptr, "full_attention: out must not be null");
+    if (recorder) recorder->blocks.clear();
+    attn_detail::BlasSingleThreadScope blas_guard;
+    attn_detail::dense_attention_rows(in, 0, in.rows, key_mask, out, recorder);
+}
+
+}  // namespace precis

@@ -1,0 +1,39 @@
+#pragma once
+// The operations the BART encoder and decoder are made of, behind one interface, so
+// a backend (CPU now, CUDA in kernels/) can provide each of them. Pointers are to
+// memory the backend owns or can read (host memory for the CPU backend). All shapes
+// are row-major; "rows" is the number of token vectors processed at once.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace precis {
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;  // "cpu", "cuda:0 (NVIDIA H100)", ...
+
+    // y[rows, out] = x[rows, in] * W[out, in]^T + b[out] (b may be null).
+    virtual void linear(const float* x, int64_t rows, int64_t in, const float* w, const float* b,
+                        int64_t out, float* y) = 0;
+    // x[rows, dim] = LayerNorm(x + delta) * gamma + beta (delta may be null), eps 1e-5.
+    virtual void add_layer_norm(float* x, const float* delta, int64_t rows, int64_t dim,
+                                const float* gamma, const float* beta, float eps) = 0;
+    // x = gelu_erf(x), in place.
+    virtual void gelu(float* x, int64_t n) = 0;
+    // out[rows, dim] = table[ids[r]] * scale + positions[pos0 + r] (positions may be null).
+    virtual void embed(const int64_t* ids, int64_t rows, const float* table, int64_t vocab, int64_t dim,
+                       float scale, const float* positions, int64_t pos0, float* out) = 0;
+    // y[n] += bias[n]
+    virtual void add_bias(float* y, const float* bias, int64_t rows, int64_t n) = 0;
+};
+
+// The CPU backend (OpenBLAS for products, OpenMP over rows for the rest).
+std::unique_ptr<Backend> make_cpu_backend();
+
+// Number of threads the CPU backend uses (OpenMP and BLAS); 0 = all cores.
+void set_cpu_threads(int n);
+int cpu_threads();
+
+}  // namespace precis

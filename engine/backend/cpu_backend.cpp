@@ -1,0 +1,101 @@
+// CPU implementation of the Backend operations.
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "engine/backend/backend.h"
+#include "engine/core/error.h"
+
+namespace precis {
+
+namespace {
+
+int g_threads = 0;
+
+class CpuBackend final : public Backend {
+public:
+    std::string name() const override { return "cpu"; }
+
+    void linear(const float* x, int64_t rows, int64_t in, const float* w, const float* b, int64_t out,
+                float* y) override {
+        check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
+        if (rows == 0) return;
+        if (b) {
+            // Seed y with the bias so the product can accumulate onto it (beta = 1).
+#pragma omp parallel for if (rows * out > 65536)
+            for (int64_t r = 0; r < rows; ++r) std::copy(b, b + out, y + r * out);
+        }
+        if (rows == 1) {
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, int(out), int(in), 1.f, w, int(in), x, 1, b ? 1.f : 0.f, y, 1);
+        } else {
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(out), int(in), 1.f, x, int(in), w,
+                        int(in), b ? 1.f : 0.f, y, int(out));
+        }
+    }
+
+    void add_layer_norm(float* x, const float* delta, int64_t rows, int64_t dim, const float* gamma,
+                        const float* beta, float eps) override {
+#pragma omp parallel for if (rows > 4)
+        for (int64_t r = 0; r < rows; ++r) {
+            float* xr = x + r * dim;
+            if (delta) {
+                const float* dr = delta + r * dim;
+                for (int64_t i = 0; i < dim; ++i) xr[i] += dr[i];
+            }
+            // Two-pass mean/variance in double-free float32, as PyTorch's CPU kernel is close to.
+            float mean = 0.f;
+            for (int64_t i = 0; i < dim; ++i) mean += xr[i];
+            mean /= float(dim);
+            float var = 0.f;
+            for (int64_t i = 0; i < dim; ++i) {
+                float d = xr[i] - mean;
+                var += d * d;
+            }
+            var /= float(dim);
+            const float inv = 1.f / std::sqrt(var + eps);
+            for (int64_t i = 0; i < dim; ++i) xr[i] = (xr[i] - mean) * inv * gamma[i] + beta[i];
+        }
+    }
+
+    void gelu(float* x, int64_t n) override {
+#pragma omp parallel for if (n > 65536)
+        for (int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] * (1.f + std::erf(x[i] * 0.70710678118654752f));
+    }
+
+    void embed(const int64_t* ids, int64_t rows, const float* table, int64_t vocab, int64_t dim, float scale,
+               const float* positions, int64_t pos0, float* out) override {
+        for (int64_t r = 0; r < rows; ++r) {
+            check(ids[r] >= 0 && ids[r] < vocab,
+                  "token id " + std::to_string(ids[r]) + " is outside the vocabulary of " + std::to_string(vocab));
+        }
+#pragma omp parallel for if (rows > 64)
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* e = table + ids[r] * dim;
+            float* o = out + r * dim;
+            const float* p = positions ? positions + (pos0 + r) * dim : nullptr;
+            for (int64_t i = 0; i < dim; ++i) o[i] = e[i] * scale + (p ? p[i] : 0.f);
+        }
+    }
+
+    void add_bias(float* y, const float* bias, int64_t rows, int64_t n) override {
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t i = 0; i < n; ++i) y[r * n + i] += bias[i];
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+
+void set_cpu_threads(int n) {
+    g_threads = n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
+    omp_set_num_threads(g_threads);
+    openblas_set_num_threads(g_threads);
+}
+
+int cpu_threads() { return g_threads > 0 ? g_threads : omp_get_max_threads(); }
+
+}  // namespace precis

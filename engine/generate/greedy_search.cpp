@@ -1,0 +1,58 @@
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "engine/generate/search.h"
+#include "engine/model/decoder.h"
+#include "engine/model/model.h"
+
+namespace precis {
+
+void log_softmax_row(float* x, int64_t n) {
+    float m = *std::max_element(x, x + n);
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(double(x[i]) - m);
+    const float lse = m + float(std::log(sum));
+    for (int64_t i = 0; i < n; ++i) x[i] -= lse;
+}
+
+GenerationResult greedy_search(const Model& model, Backend& backend, const EncoderOutput& encoded,
+                               const GenerationConfig& cfg, const RunCallbacks& cb, bool keep_step_scores) {
+    const int items = int(encoded.rows.size());
+    const int64_t V = model.config().vocab_size;
+    const int max_length = effective_max_length(cfg);
+    DecoderState dec(model, backend, encoded, 1, max_length);
+    GenerationResult res;
+    res.sequences.assign(size_t(items), {cfg.decoder_start_token_id});
+    res.sequence_scores.assign(size_t(items), 0.f);
+    std::vector<char> finished(size_t(items), 0);
+    std::vector<float> logits(size_t(items) * V), logprobs(static_cast<size_t>(V));
+    std::vector<int64_t> last(size_t(items), cfg.decoder_start_token_id);
+    const int total = max_length - 1;
+    while (int(res.sequences[0].size()) < max_length) {
+        cb.check_abort();
+        dec.forward(last.data(), 1);
+        dec.logits(logits.data());
+        for (int i = 0; i < items; ++i) {
+            float* row = logits.data() + int64_t(i) * V;
+            std::memcpy(logprobs.data(), row, size_t(V) * sizeof(float));
+            log_softmax_row(logprobs.data(), V);
+            process_scores(row, V, res.sequences[size_t(i)], cfg, max_length);
+            const int64_t next = std::max_element(row, row + V) - row;  // first max on ties
+            const int64_t token = finished[size_t(i)] ? cfg.pad_token_id : next;
+            if (!finished[size_t(i)]) res.sequence_scores[size_t(i)] += logprobs[size_t(next)];
+            res.sequences[size_t(i)].push_back(token);
+            last[size_t(i)] = token;
+            if (token == cfg.eos_token_id) finished[size_t(i)] = 1;
+        }
+        if (keep_step_scores) res.step_scores.push_back(Tensor::from_floats({items, V}, logits));
+        ++res.steps;
+        for (int i = 0; i < items; ++i)
+            if (cb.on_tokens) cb.on_tokens(i, res.sequences[size_t(i)]);
+        cb.report(RunStage::Generating, res.steps, total);
+        if (std::all_of(finished.begin(), finished.end(), [](char f) { return f != 0; })) break;
+    }
+    return res;
+}
+
+}  // namespace precis

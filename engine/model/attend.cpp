@@ -1,0 +1,74 @@
+#include "engine/model/attend.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace precis {
+
+namespace {
+
+// softmax over s[0..n) in place, with HF's additive-mask semantics.
+inline void softmax_row(float* s, int64_t n) {
+    float m = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < n; ++j) m = std::max(m, s[j]);
+    float sum = 0.f;
+    for (int64_t j = 0; j < n; ++j) {
+        s[j] = std::exp(s[j] - m);
+        sum += s[j];
+    }
+    const float inv = 1.f / sum;
+    for (int64_t j = 0; j < n; ++j) s[j] *= inv;
+}
+
+}  // namespace
+
+void attend(const AttendArgs& a, std::vector<float>& scratch) {
+    const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
+    if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
+    float* s = scratch.data();
+    const float lowest = std::numeric_limits<float>::lowest();
+    if (nq * nk >= 4096 && nq > 1) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(nq), int(nk), int(hd), a.scale, a.q, int(a.ldq), a.k,
+                    int(a.ldk), 0.f, s, int(nk));
+    } else {
+        for (int64_t i = 0; i < nq; ++i) {
+            const float* qi = a.q + i * a.ldq;
+            for (int64_t j = 0; j < nk; ++j) {
+                const float* kj = a.k + j * a.ldk;
+                float d = 0.f;
+                for (int64_t c = 0; c < hd; ++c) d += qi[c] * kj[c];
+                s[i * nk + j] = d * a.scale;
+            }
+        }
+    }
+    for (int64_t i = 0; i < nq; ++i) {
+        float* si = s + i * nk;
+        if (a.key_mask)
+            for (int64_t j = 0; j < nk; ++j) si[j] += a.key_mask[j];
+        if (a.causal_offset >= 0)
+            for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
+        softmax_row(si, nk);
+    }
+    if (nq * nk >= 4096 && nq > 1) {
+        for (int64_t i = 0; i < nq; ++i) std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(nq), int(hd), int(nk), 1.f, s, int(nk), a.v,
+                    int(a.ldv), 0.f, a.out, int(a.ldo));
+    } else {
+        for (int64_t i = 0; i < nq; ++i) {
+            float* oi = a.out + i * a.ldo;
+            std::fill(oi, oi + hd, 0.f);
+            const float* si = s + i * nk;
+            for (int64_t j = 0; j < nk; ++j) {
+                const float w = si[j];
+                if (w == 0.f) continue;
+                const float* vj = a.v + j * a.ldv;
+                for (int64_t c = 0; c < hd; ++c) oi[c] += w * vj[c];
+            }
+        }
+    }
+}
+
+}  // namespace precis

@@ -1,0 +1,24 @@
+#pragma once
+// Scaled dot-product attention of a few query rows over a run of key rows, one head
+// at a time, used by the decoder (self-attention over its cache, cross-attention over
+// the encoder output). The encoder's own attention variants live in engine/attention/.
+#include <cstdint>
+#include <vector>
+
+namespace precis {
+
+struct AttendArgs {
+    const float* q; int64_t ldq;  // [nq, hd] for this head, rows ldq apart
+    const float* k; int64_t ldk;  // [nk, hd]
+    const float* v; int64_t ldv;  // [nk, hd]
+    int64_t nq, nk, hd;
+    float scale = 1.f;              // applied to q.k
+    const float* key_mask = nullptr;  // additive [nk] or null
+    int64_t causal_offset = -1;     // >= 0: query i sees keys [0, causal_offset + i]
+    float* out; int64_t ldo;        // [nq, hd]
+};
+
+// `scratch` grows to nq * nk floats as needed and is reused between calls.
+void attend(const AttendArgs& a, std::vector<float>& scratch);
+
+}  // namespace precis

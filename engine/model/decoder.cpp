@@ -1,0 +1,185 @@
+#include "engine/model/decoder.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "engine/backend/backend.h"
+#include "engine/model/attend.h"
+#include "engine/model/model.h"
+
+namespace precis {
+
+DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOutput& encoded, int rows_per_item,
+                           int max_length, int max_new)
+    : model_(model),
+      be_(backend),
+      rows_(int(encoded.rows.size()) * rows_per_item),
+      rows_per_item_(rows_per_item),
+      max_length_(max_length),
+      max_new_(max_new),
+      encoded_(encoded) {
+    const ModelConfig& cfg = model.config();
+    const BartWeights& w = model.weights();
+    D_ = cfg.d_model;
+    F_ = cfg.decoder_ffn_dim;
+    heads_ = cfg.decoder_heads;
+    hd_ = cfg.decoder_head_dim();
+    check(max_length <= int(w.decoder_positions.dim(0)) - 2,
+          "generation of " + std::to_string(max_length) + " tokens exceeds the decoder's " +
+              std::to_string(w.decoder_positions.dim(0) - 2) + " positions");
+    const int L = cfg.decoder_layers;
+    for (int l = 0; l < L; ++l) {
+        self_k_.push_back(Tensor::empty(DType::F32, {rows_, max_length, D_}));
+        self_v_.push_back(Tensor::empty(DType::F32, {rows_, max_length, D_}));
+    }
+    // Cross-attention keys/values: once per batch item, per layer.
+    for (const EncodedRow& row : encoded.rows) {
+        cross_mask_.push_back(row.memory_mask.data());
+        cross_len_.push_back(row.memory.dim(0));
+    }
+    for (int l = 0; l < L; ++l) {
+        const AttentionWeights& ca = w.decoder_layers[l].cross_attn;
+        for (const EncodedRow& row : encoded.rows) {
+            const int64_t S = row.memory.dim(0);
+            Tensor k = Tensor::empty(DType::F32, {S, D_}), v = Tensor::empty(DType::F32, {S, D_});
+            be_.linear(row.memory.data<float>(), S, D_, ca.k.w(), ca.k.b(), D_, k.data<float>());
+            be_.linear(row.memory.data<float>(), S, D_, ca.v.w(), ca.v.b(), D_, v.data<float>());
+            cross_k_.push_back(std::move(k));
+            cross_v_.push_back(std::move(v));
+        }
+    }
+    const int64_t n = int64_t(rows_) * max_new;
+    x_ = Tensor::empty(DType::F32, {n, D_});
+    q_ = Tensor::empty(DType::F32, {n, D_});
+    ctx_ = Tensor::empty(DType::F32, {n, D_});
+    tmp_ = Tensor::empty(DType::F32, {n, D_});
+    hidden_ = Tensor::empty(DType::F32, {n, F_});
+    scratch_.resize(size_t(omp_get_max_threads()));
+}
+
+void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tensor>* layer_states) {
+    check(new_len >= 1 && new_len <= max_new_, "decoder: bad number of new tokens");
+    check(length_ + new_len <= max_length_, "decoder: the sequence outgrew its cache");
+    const ModelConfig& cfg = model_.config();
+    const BartWeights& w = model_.weights();
+    const int64_t n = int64_t(rows_) * new_len, D = D_;
+    float* x = x_.data<float>();
+    const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
+    for (int r = 0; r < rows_; ++r)
+        be_.embed(tokens + int64_t(r) * new_len, new_len, w.shared.data<float>(), cfg.vocab_size, D, scale,
+                  w.decoder_positions.data<float>(), 2 + length_, x + int64_t(r) * new_len * D);
+    be_.add_layer_norm(x, nullptr, n, D, w.decoder_embedding_norm.g(), w.decoder_embedding_norm.b(), 1e-5f);
+    auto snapshot = [&] {
+        if (layer_states) {
+            Tensor t = Tensor::empty(DType::F32, {rows_, new_len, D});
+            std::memcpy(t.data<float>(), x, size_t(n * D) * sizeof(float));
+            layer_states->push_back(std::move(t));
+        }
+    };
+    snapshot();
+    const float qscale = 1.f / std::sqrt(float(hd_));
+    const int64_t total = length_ + new_len;
+    for (int l = 0; l < cfg.decoder_layers; ++l) {
+        const DecoderLayerWeights& lw = w.decoder_layers[l];
+        // Causal self-attention over the cache plus the new positions.
+        be_.linear(x, n, D, lw.self_attn.q.w(), lw.self_attn.q.b(), D, q_.data<float>());
+        float* kc = self_k_[l].data<float>();
+        float* vc = self_v_[l].data<float>();
+        be_.linear(x, n, D, lw.self_attn.k.w(), lw.self_attn.k.b(), D, tmp_.data<float>());
+        for (int r = 0; r < rows_; ++r)
+            std::memcpy(kc + (int64_t(r) * max_length_ + length_) * D, tmp_.data<float>() + int64_t(r) * new_len * D,
+                        size_t(new_len * D) * sizeof(float));
+        be_.linear(x, n, D, lw.self_attn.v.w(), lw.self_attn.v.b(), D, tmp_.data<float>());
+        for (int r = 0; r < rows_; ++r)
+            std::memcpy(vc + (int64_t(r) * max_length_ + length_) * D, tmp_.data<float>() + int64_t(r) * new_len * D,
+                        size_t(new_len * D) * sizeof(float));
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int r = 0; r < rows_; ++r) {
+            for (int h = 0; h < int(heads_); ++h) {
+                AttendArgs a;
+                a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+                a.ldq = D;
+                a.k = kc + int64_t(r) * max_length_ * D + h * hd_;
+                a.ldk = D;
+                a.v = vc + int64_t(r) * max_length_ * D + h * hd_;
+                a.ldv = D;
+                a.nq = new_len;
+                a.nk = total;
+                a.hd = hd_;
+                a.scale = qscale;
+                a.causal_offset = length_;
+                a.out = ctx_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+                a.ldo = D;
+                attend(a, scratch_[size_t(omp_get_thread_num())]);
+            }
+        }
+        be_.linear(ctx_.data<float>(), n, D, lw.self_attn.out.w(), lw.self_attn.out.b(), D, tmp_.data<float>());
+        be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
+
+        // Cross-attention over the row's batch item (shared keys/values).
+        be_.linear(x, n, D, lw.cross_attn.q.w(), lw.cross_attn.q.b(), D, q_.data<float>());
+        const size_t items = encoded_.rows.size();
+#pragma omp parallel for collapse(2) schedule(static)
+        for (int r = 0; r < rows_; ++r) {
+            for (int h = 0; h < int(heads_); ++h) {
+                const int item = item_of_row(r);
+                AttendArgs a;
+                a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+                a.ldq = D;
+                a.k = cross_k_[size_t(l) * items + item].data<float>() + h * hd_;
+                a.ldk = D;
+                a.v = cross_v_[size_t(l) * items + item].data<float>() + h * hd_;
+                a.ldv = D;
+                a.nq = new_len;
+                a.nk = cross_len_[size_t(item)];
+                a.hd = hd_;
+                a.scale = qscale;
+                a.key_mask = cross_mask_[size_t(item)];
+                a.out = ctx_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+                a.ldo = D;
+                attend(a, scratch_[size_t(omp_get_thread_num())]);
+            }
+        }
+        be_.linear(ctx_.data<float>(), n, D, lw.cross_attn.out.w(), lw.cross_attn.out.b(), D, tmp_.data<float>());
+        be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.cross_attn_norm.g(), lw.cross_attn_norm.b(), 1e-5f);
+
+        be_.linear(x, n, D, lw.fc1.w(), lw.fc1.b(), F_, hidden_.data<float>());
+        be_.gelu(hidden_.data<float>(), n * F_);
+        be_.linear(hidden_.data<float>(), n, F_, lw.fc2.w(), lw.fc2.b(), D, tmp_.data<float>());
+        be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
+        snapshot();
+    }
+    length_ += new_len;
+}
+
+void DecoderState::logits(float* out, int new_len) const {
+    const ModelConfig& cfg = model_.config();
+    const BartWeights& w = model_.weights();
+    const int64_t V = cfg.vocab_size, n = int64_t(rows_) * new_len;
+    be_.linear(x_.data<float>(), n, D_, w.shared.data<float>(), w.final_logits_bias.data<float>(), V, out);
+}
+
+void DecoderState::reorder(const std::vector<int>& parents) {
+    check(int(parents.size()) == rows_, "decoder: reorder needs one parent per row");
+    bool identity = true;
+    for (int r = 0; r < rows_; ++r) identity &= parents[r] == r;
+    if (identity || length_ == 0) return;
+    const size_t row_bytes = size_t(length_ * D_) * sizeof(float);
+    // Copy the needed parents out first, then write back, so no parent is clobbered
+    // before it is read. The buffer is allocated once per generation.
+    if (!reorder_buf_.defined()) reorder_buf_ = Tensor::empty(DType::F32, {rows_, max_length_, D_});
+    float* buf = reorder_buf_.data<float>();
+    for (size_t l = 0; l < self_k_.size(); ++l) {
+        for (Tensor* t : {&self_k_[l], &self_v_[l]}) {
+            float* base = t->data<float>();
+            for (int r = 0; r < rows_; ++r)
+                std::memcpy(buf + size_t(r) * length_ * D_, base + int64_t(parents[r]) * max_length_ * D_, row_bytes);
+            for (int r = 0; r < rows_; ++r)
+                std::memcpy(base + int64_t(r) * max_length_ * D_, buf + size_t(r) * length_ * D_, row_bytes);
+        }
+    }
+}
+
+}  // namespace precis

@@ -1,0 +1,149 @@
+#include "engine/model/encoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine/model/encoder_self_attention.h"
+#include "engine/backend/backend.h"
+#include "engine/model/model.h"
+
+namespace precis {
+
+namespace {
+
+constexpr float kLowest = std::numeric_limits<float>::lowest();
+constexpr int64_t kFfnChunkRows = 1024;  // bounds the fc1 activation to chunk x ffn_dim floats
+
+struct RowPlan {
+    int global = 0;
+    int padded = 0;
+    bool sparse = false;
+};
+
+RowPlan plan_row(const ModelConfig& cfg, const AttentionOptions& att, int length) {
+    RowPlan p;
+    p.padded = length;
+    const bool lsg_model = cfg.is_lsg;
+    if (lsg_model) p.global = std::clamp(att.lsg.num_global_tokens, 1, 512);
+    if (att.kind == EncoderAttention::Lsg) {
+        check(lsg_model, "LSG attention needs an LSG checkpoint or one converted in memory");
+        const int B = att.lsg.block_size;
+        if (length > 2 * B) {
+            if (length % B != 0) {
+                check(att.lsg.adaptive, "an input of " + std::to_string(length) +
+                                            " tokens is not a multiple of the block size " + std::to_string(B) +
+                                            " and adaptive padding is off");
+                p.padded = (length + B - 1) / B * B;
+            }
+            p.sparse = true;
+        }
+    }
+    return p;
+}
+
+}  // namespace
+
+AttentionOptions native_attention_options(const Model& model) {
+    AttentionOptions a;
+    a.kind = model.native_attention();
+    a.lsg = model.config().lsg;
+    return a;
+}
+
+EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std::vector<int64_t>>& ids,
+                          const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                          const RunCallbacks& cb, bool keep_layer_states) {
+    const ModelConfig& cfg = model.config();
+    const BartWeights& w = model.weights();
+    const int64_t D = cfg.d_model, F = cfg.encoder_ffn_dim;
+    const int L = cfg.encoder_layers;
+    if (attention.kind == EncoderAttention::Lsg) attention.lsg.validate("the LSG settings");
+    check(masks.empty() || masks.size() == ids.size(), "encoder: one attention mask per input row is required");
+
+    EncoderSelfAttention self_attention(attention, cfg.encoder_heads, cfg.encoder_head_dim());
+    EncoderOutput result;
+    for (size_t r = 0; r < ids.size(); ++r) {
+        const int T = int(ids[r].size());
+        check(T > 0, "encoder: input row " + std::to_string(r) + " is empty");
+        std::vector<int64_t> mask = masks.empty() || masks[r].empty() ? std::vector<int64_t>(T, 1) : masks[r];
+        check(int(mask.size()) == T, "encoder: attention mask length differs from the input length");
+        // mask_first_token: the reference edits the caller's mask in place, so the first
+        // token is masked in the encoder and in the decoder's cross-attention alike.
+        if (cfg.is_lsg && attention.lsg.mask_first_token) mask[0] = 0;
+
+        const RowPlan plan = plan_row(cfg, attention, T);
+        const int G = plan.global, Tp = plan.padded, S = G + Tp;
+        if (Tp > model.max_input_tokens())
+            throw Error("an input of " + std::to_string(Tp) + " tokens is longer than the model's " +
+                        std::to_string(model.max_input_tokens()) + " positions");
+        std::vector<int64_t> row_ids = ids[r];
+        row_ids.resize(Tp, cfg.pad_token_id);
+        std::vector<float> key_mask(S, 0.f);
+        for (int i = 0; i < Tp; ++i) key_mask[G + i] = (i < T && mask[i]) ? 0.f : kLowest;
+
+        Tensor x = Tensor::empty(DType::F32, {S, D});
+        float* xp = x.data<float>();
+        if (G > 0) std::memcpy(xp, w.global_embeddings.data<float>(), size_t(G * D) * sizeof(float));
+        const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
+        be.embed(row_ids.data(), Tp, w.shared.data<float>(), cfg.vocab_size, D, scale,
+                 w.encoder_positions.data<float>(), 2, xp + G * D);
+        be.add_layer_norm(xp, nullptr, S, D, w.encoder_embedding_norm.g(), w.encoder_embedding_norm.b(), 1e-5f);
+
+        EncodedRow out;
+        if (keep_layer_states) out.layer_states.push_back(x.clone());
+
+        Tensor q = Tensor::empty(DType::F32, {S, D}), k = Tensor::empty(DType::F32, {S, D}),
+               v = Tensor::empty(DType::F32, {S, D}), ctx = Tensor::empty(DType::F32, {S, D}),
+               tmp = Tensor::empty(DType::F32, {S, D});
+        Tensor hidden = Tensor::empty(DType::F32, {std::min<int64_t>(S, kFfnChunkRows), F});
+        for (int layer = 0; layer < L; ++layer) {
+            cb.check_abort();
+            const EncoderLayerWeights& lw = w.encoder_layers[layer];
+            be.linear(xp, S, D, lw.self_attn.q.w(), lw.self_attn.q.b(), D, q.data<float>());
+            be.linear(xp, S, D, lw.self_attn.k.w(), lw.self_attn.k.b(), D, k.data<float>());
+            be.linear(xp, S, D, lw.self_attn.v.w(), lw.self_attn.v.b(), D, v.data<float>());
+            self_attention.run(layer, q.data<float>(), k.data<float>(), v.data<float>(), S, G, key_mask.data(),
+                               plan.sparse, ctx.data<float>());
+            be.linear(ctx.data<float>(), S, D, lw.self_attn.out.w(), lw.self_attn.out.b(), D, tmp.data<float>());
+            be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
+            for (int64_t r0 = 0; r0 < S; r0 += kFfnChunkRows) {
+                const int64_t n = std::min<int64_t>(kFfnChunkRows, S - r0);
+                be.linear(xp + r0 * D, n, D, lw.fc1.w(), lw.fc1.b(), F, hidden.data<float>());
+                be.gelu(hidden.data<float>(), n * F);
+                be.linear(hidden.data<float>(), n, F, lw.fc2.w(), lw.fc2.b(), D, tmp.data<float>() + r0 * D);
+            }
+            be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
+            if (keep_layer_states) out.layer_states.push_back(x.clone());
+            cb.report(RunStage::Encoding, layer + 1, L);
+        }
+
+        // Hand-over to the decoder (lsg-spec section 4).
+        out.input_length = T;
+        out.padded_length = Tp;
+        out.num_global = G;
+        out.sparse_path = plan.sparse;
+        const bool keep_globals = G == 0 || attention.lsg.pass_global_tokens_to_decoder;
+        if (keep_globals) {
+            out.memory = Tensor::empty(DType::F32, {G + T, D});
+            std::memcpy(out.memory.data<float>(), xp, size_t((G + T) * D) * sizeof(float));
+            out.memory_mask.assign(key_mask.begin(), key_mask.begin() + G + T);
+        } else {
+            if (attention.lsg.pool_with_global) {
+                std::memcpy(xp + G * D, xp, size_t(D) * sizeof(float));
+                // The reference overwrites the last layer's output in place, so its
+                // recorded last hidden state shows the pooled row too.
+                if (keep_layer_states)
+                    std::memcpy(out.layer_states.back().data<float>() + G * D, xp, size_t(D) * sizeof(float));
+            }
+            out.memory = Tensor::empty(DType::F32, {T, D});
+            std::memcpy(out.memory.data<float>(), xp + G * D, size_t(T * D) * sizeof(float));
+            out.memory_mask.assign(key_mask.begin() + G, key_mask.begin() + G + T);
+        }
+        result.rows.push_back(std::move(out));
+    }
+    return result;
+}
+
+}  // namespace precis

@@ -1,0 +1,40 @@
+#pragma once
+// The BART / LSG-BART encoder: embeddings (plus LSG global tokens and adaptive
+// padding), post-LN layers with a pluggable self-attention, and the hand-over to the
+// decoder (lsg-spec sections 2 and 4).
+#include <cstdint>
+#include <vector>
+
+#include "engine/core/tensor.h"
+#include "engine/model/run_options.h"
+
+namespace precis {
+
+class Backend;
+class Model;
+
+struct EncodedRow {
+    Tensor memory;                    // [S, D]: what the decoder cross-attends to
+    std::vector<float> memory_mask;   // [S] additive: 0 or lowest float
+    std::vector<Tensor> layer_states; // on request: [G + padded, D] after embeddings and after each layer
+    int input_length = 0;             // tokens in the row as given (padding included)
+    int padded_length = 0;            // after LSG adaptive padding
+    int num_global = 0;               // global rows prepended (0 for plain BART)
+    bool sparse_path = false;         // LSG block-sparse path taken (else full attention)
+};
+
+struct EncoderOutput {
+    std::vector<EncodedRow> rows;
+};
+
+// ids and masks: one vector per batch row (rows may differ in length; masks may be
+// empty meaning all ones). Throws precis::Error for ids outside the vocabulary or
+// inputs longer than the position table, precis::Cancelled on abort.
+EncoderOutput run_encoder(const Model& model, Backend& backend, const std::vector<std::vector<int64_t>>& ids,
+                          const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                          const RunCallbacks& callbacks, bool keep_layer_states = false);
+
+// Attention options for a model as saved (LSG settings from its config).
+AttentionOptions native_attention_options(const Model& model);
+
+}  // namespace precis

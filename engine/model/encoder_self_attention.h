@@ -1,0 +1,27 @@
+#pragma once
+// The encoder's attention hook: one object per encoder run that routes each layer's
+// projected Q/K/V to full, LSG or Fovea attention (engine/attention/) with the run's
+// settings, and owns what must persist across layers (the LSH projections).
+#include <memory>
+
+#include "engine/model/run_options.h"
+
+namespace precis {
+
+class EncoderSelfAttention {
+public:
+    EncoderSelfAttention(const AttentionOptions& options, int heads, int head_dim);
+    ~EncoderSelfAttention();
+
+    // q, k, v, out: [rows, heads*head_dim]; rows = num_global + padded tokens.
+    // key_mask: additive [rows] (global rows 0). sparse_path: LSG block path (else full).
+    void run(int layer, const float* q, const float* k, const float* v, int rows, int num_global,
+             const float* key_mask, bool sparse_path, float* out);
+
+private:
+    AttentionOptions options_;
+    int heads_, head_dim_;
+    std::shared_ptr<LshProjections> lsh_;
+};
+
+}  // namespace precis

@@ -1,0 +1,58 @@
+#pragma once
+// A loaded model: config, weights, tokenizer and generation defaults. Immutable once
+// built, so many worker threads can share one instance (each with its own run state).
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/model/bart_weights.h"
+#include "engine/model/config.h"
+#include "engine/tokenizer/tokenizer.h"
+
+namespace precis {
+
+struct LoadOptions {
+    // Extrapolate to a longer maximum input by tiling the position tables (lsg-spec 5.3).
+    std::optional<int> max_positions;
+    // Run a plain BART checkpoint with LSG attention: build the global embeddings and
+    // LSG config in memory as `precis convert` would (settings from `lsg`).
+    bool convert_to_lsg = false;
+    LsgSettings lsg;
+    bool load_tokenizer = true;  // a folder without tokenizer files still loads (tokenizer() is null)
+    // Read the tokenizer from another folder (models that keep it apart, like the test model).
+    std::filesystem::path tokenizer_dir;
+};
+
+class Model {
+public:
+    static std::shared_ptr<const Model> load(const std::filesystem::path& dir, const LoadOptions& opts = {});
+    static std::shared_ptr<const Model> from_parts(ModelConfig cfg, BartWeights weights,
+                                                   std::shared_ptr<const Tokenizer> tokenizer,
+                                                   GenerationConfig generation, std::string name);
+
+    const ModelConfig& config() const { return config_; }
+    const BartWeights& weights() const { return weights_; }
+    const Tokenizer* tokenizer() const { return tokenizer_.get(); }
+    const GenerationConfig& generation_config() const { return generation_; }
+    const std::filesystem::path& path() const { return path_; }
+    const std::string& name() const { return name_; }
+    // Longest input the position table covers.
+    int max_input_tokens() const { return int(weights_.encoder_positions.dim(0)) - 2; }
+    // Encoder attention the model was saved for (LSG for LSG checkpoints).
+    EncoderAttention native_attention() const {
+        return config_.is_lsg ? EncoderAttention::Lsg : EncoderAttention::Full;
+    }
+    size_t parameter_count() const;
+
+private:
+    Model() = default;
+    ModelConfig config_;
+    BartWeights weights_;
+    std::shared_ptr<const Tokenizer> tokenizer_;
+    GenerationConfig generation_;
+    std::filesystem::path path_;
+    std::string name_;
+};
+
+}  // namespace precis

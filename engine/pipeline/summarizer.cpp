@@ -1,0 +1,112 @@
+#include "engine/pipeline/summarizer.h"
+
+#include <chrono>
+
+#include "engine/backend/backend.h"
+#include "engine/generate/generation.h"
+#include "engine/model/encoder.h"
+#include "engine/model/model.h"
+
+namespace precis {
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+}  // namespace
+
+std::vector<int64_t> truncate_ids(const std::vector<int64_t>& ids, int max_tokens, int64_t eos) {
+    if (int(ids.size()) <= max_tokens) return ids;
+    std::vector<int64_t> out(ids.begin(), ids.begin() + (max_tokens - 1));
+    out.push_back(eos);
+    return out;
+}
+
+Summarizer::Summarizer(std::shared_ptr<const Model> model, std::shared_ptr<Backend> backend)
+    : model_(std::move(model)), backend_(std::move(backend)) {}
+
+SummarizeOptions Summarizer::default_options() const {
+    SummarizeOptions o;
+    o.attention = native_attention_options(*model_);
+    o.generation = model_->generation_config();
+    return o;
+}
+
+SummaryResult Summarizer::summarize(const std::string& text, const SummarizeOptions& options,
+                                    const RunCallbacks& callbacks) const {
+    const Tokenizer* tok = model_->tokenizer();
+    if (!tok) throw Error("model " + model_->path().string() + " has no tokenizer files, so it cannot read text");
+    bool blank = true;
+    for (unsigned char c : text) blank &= std::isspace(c) != 0;
+    if (blank) throw Error("the document has no text to summarize");
+    return summarize_ids(tok->encode(text, true), options, callbacks);
+}
+
+SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const SummarizeOptions& options,
+                                        const RunCallbacks& callbacks) const {
+    SummaryResult r;
+    r.input_tokens = int(ids.size());
+    int limit = options.max_input_tokens > 0 ? options.max_input_tokens : model_->max_input_tokens();
+    limit = std::min(limit, model_->max_input_tokens());
+    // LSG pads to a multiple of the block size; keep the padded length within the table.
+    if (options.attention.kind == EncoderAttention::Lsg && limit > 2 * options.attention.lsg.block_size)
+        limit = limit / options.attention.lsg.block_size * options.attention.lsg.block_size;
+    ids = truncate_ids(ids, limit, model_->config().eos_token_id);
+    r.tokens_read = int(ids.size());
+    r.truncated = r.tokens_read < r.input_tokens;
+
+    auto t0 = std::chrono::steady_clock::now();
+    EncoderOutput enc = run_encoder(*model_, *backend_, {ids}, {}, options.attention, callbacks);
+    r.encode_seconds = seconds_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    GenerationResult g = generate(*model_, *backend_, enc, options.generation, callbacks);
+    r.generate_seconds = seconds_since(t0);
+    r.ids = g.sequences[0];
+    r.score = g.sequence_scores[0];
+    if (const Tokenizer* tok = model_->tokenizer()) r.text = tok->decode(r.ids, true);
+    return r;
+}
+
+}  // namespace precis
+
+#include <nlohmann/json.hpp>
+
+namespace precis {
+
+const char* encoder_attention_name(EncoderAttention kind) {
+    switch (kind) {
+        case EncoderAttention::Full: return "full";
+        case EncoderAttention::Lsg: return "lsg";
+        case EncoderAttention::Fovea: return "fovea";
+    }
+    return "?";
+}
+
+nlohmann::json describe_options(const SummarizeOptions& o) {
+    nlohmann::json j;
+    j["attention"] = encoder_attention_name(o.attention.kind);
+    if (o.attention.kind == EncoderAttention::Lsg) {
+        const LsgSettings& s = o.attention.lsg;
+        j["sparsity_type"] = sparsity_type_name(s.sparsity_type);
+        j["block_size"] = s.block_size;
+        j["sparse_block_size"] = s.sparse_block_size;
+        j["sparsity_factor"] = s.sparsity_factor;
+        j["num_global_tokens"] = s.num_global_tokens;
+        if (s.sparsity_type == SparsityType::Lsh) j["lsh_seed"] = o.attention.lsh_seed;
+    } else if (o.attention.kind == EncoderAttention::Fovea) {
+        j["fovea_block_size"] = o.attention.fovea.block_size;
+        j["fovea_wing"] = o.attention.fovea.wing;
+        j["fovea_stop_level"] = o.attention.fovea.stop_level;
+    }
+    const GenerationConfig& g = o.generation;
+    j["num_beams"] = g.num_beams;
+    j["length_penalty"] = g.length_penalty;
+    j["early_stopping"] = g.early_stopping;
+    j["no_repeat_ngram_size"] = g.no_repeat_ngram_size;
+    j["min_length"] = g.min_length;
+    j["max_length"] = g.max_new_tokens ? *g.max_new_tokens + 1 : g.max_length;
+    if (o.max_input_tokens > 0) j["max_input_tokens"] = o.max_input_tokens;
+    return j;
+}
+
+}  // namespace precis

@@ -1,0 +1,5 @@
+#pragma once
+// Entry point of the desktop application (called by main() when no subcommand is given).
+namespace precis::ui {
+int run_gui(int argc, char** argv);
+}
