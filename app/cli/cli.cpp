@@ -67,6 +67,7 @@ int run_cli(int argc, char** argv) {
         if (cmd == "convert") return cmd_convert(args);
         if (cmd == "batch") return cmd_batch(args);
         if (cmd == "library") return cmd_library(args);
+        if (cmd == "eval") return cmd_eval(args);
         std::cerr << "precis: unknown command '" << cmd << "'\n" << kUsage;
         return 2;
     } catch (const Cancelled&) {

@@ -4,6 +4,7 @@
 
 #include "app/batch/batch_runner.h"
 #include "app/cli/commands.h"
+#include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "app/library/library.h"

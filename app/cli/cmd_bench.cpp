@@ -6,12 +6,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <random>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "engine/backend/backend.h"
@@ -192,7 +194,8 @@ int cmd_bench(const Args& raw) {
             continue;
         }
         // Same arguments, one length, in a child (so its peak memory is its own).
-        std::string rebuilt = "'/proc/self/exe' bench --child --lengths " + std::to_string(length);
+        const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+        std::string rebuilt = "'" + self + "' bench --child --lengths " + std::to_string(length);
         for (size_t i = 0; i < raw.size(); ++i) {
             if (raw[i] == "--lengths") { ++i; continue; }
             if (raw[i].rfind("--lengths=", 0) == 0 || raw[i] == "--json") continue;

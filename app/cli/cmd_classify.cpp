@@ -6,6 +6,7 @@
 
 #include "app/batch/records.h"
 #include "app/cli/commands.h"
+#include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "app/ingest/ingest.h"

@@ -3,6 +3,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "engine/core/error.h"
 #include "engine/convert/bart_to_lsg.h"
 
 namespace precis::cli {

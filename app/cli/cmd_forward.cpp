@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "engine/attention/attention.h"

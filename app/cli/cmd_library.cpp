@@ -7,6 +7,7 @@
 #include "app/cli/commands.h"
 #include "app/library/library.h"
 #include "app/paths.h"
+#include "engine/core/error.h"
 
 namespace precis::cli {
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "app/ingest/ingest.h"

@@ -5,6 +5,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "engine/core/error.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace precis::cli {

@@ -82,6 +82,11 @@ IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const 
     if (!pdf)
         fail(IngestErrorKind::Corrupt, path,
              QStringLiteral("File %1 is damaged or is not a valid PDF.").arg(shown(path)));
+    if (pdf->isLocked() && !opts.password.isEmpty()) {
+        // Poppler takes Latin-1, but AES-256 (PDF 2.0) passwords are UTF-8: try that too.
+        const QByteArray utf8 = opts.password.toUtf8();
+        if (utf8 != pw) pdf->unlock(utf8, utf8);
+    }
     if (pdf->isLocked()) {
         if (opts.password.isEmpty())
             fail(IngestErrorKind::Encrypted, path,
@@ -260,7 +265,7 @@ IngestedDocument ingest_file(const QString& path, const IngestOptions& opts) {
 
     const bool is_pdf = info.suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0;
     IngestedDocument doc = is_pdf ? ingest_pdf(path, bytes, opts) : ingest_text(path, bytes);
-    doc.path = path;
+    doc.path = info.absoluteFilePath();
     if (doc.title.isEmpty()) doc.title = info.completeBaseName();
     doc.content_hash = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
     return doc;

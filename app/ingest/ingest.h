@@ -20,7 +20,7 @@ struct IngestOptions {
 };
 
 struct IngestedDocument {
-    QString path;                // as given (absolute if it was)
+    QString path;                // absolute path of the file read
     QString title;               // PDF metadata title, first Markdown heading, else file base name
     QString text;                // normalized: '\n' line ends, paragraphs separated by "\n\n"
     QVector<int> page_offsets;   // PDF: index in `text` where each page starts (size == pages); empty for text files

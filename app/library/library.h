@@ -181,7 +181,8 @@ public:
     // A job is identified by its root folder and a settings string (e.g. the model and
     // parameters as JSON): running the same batch again resumes it. New files are added
     // as pending; files already done are never redone. Failed ones stay failed unless
-    // `retry_failed`.
+    // `retry_failed`. Name files the same way on every run (absolute, clean paths):
+    // items are matched by their path string.
     BatchJobStart start_or_resume_job(const QString& root, const QStringList& files, const QString& settings = {},
                                       bool retry_failed = false);
     // Stores the summary and marks the item done in one transaction. If the item is

@@ -71,7 +71,9 @@ enum class AttentionKeyKind : uint8_t {
     Fovea,   // a key of a Fovea tree node
 };
 
-// Optional capture of the attention weights of one head (pass null for zero cost).
+// Optional capture of the attention weights of one head (pass null for zero cost). Dense
+// parts (full attention, short fallback, global queries) record rows x all keys: for long
+// inputs capture with LSG/Fovea, or only from short runs.
 // Rows are G+T numbered. Each captured block is a dense [query rows x keys] matrix of the
 // softmax weights; keys that are provably zero (out of range) are not listed.
 struct AttentionRecorder {
@@ -105,7 +107,8 @@ void full_attention(const AttentionInput& in, const float* key_mask, float* out,
 void lsg_attention(const AttentionInput& in, const float* token_mask, int num_global, const LsgSettings& s,
                    int layer, LshProjections* lsh, float* out, AttentionRecorder* recorder = nullptr);
 
-// Checks `s` for the sparse path at padded length T (see lsg_attention); throws precis::Error.
+// Checks `s` as lsg_attention does for padded length T (the length conditions apply only to
+// the sparse path, T > 2B); throws precis::Error naming the values.
 void check_lsg_attention_settings(const LsgSettings& s, int T);
 
 // Fovea attention (lsg-spec.md section 7) with BART scaling. The T = rows - G token rows are

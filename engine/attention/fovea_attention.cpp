@@ -1,4 +1,6 @@
 // Fovea attention (lsg-spec.md section 7, the Fovea Transformer paper) for BART.
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -23,9 +25,9 @@ void FoveaTree::build(const float* k, const float* v, int ld, int tokens, const 
           "FoveaTree: level " + std::to_string(top_level) + " does not exist with " + std::to_string(num_blocks_) +
               " blocks");
     const int BL = block_size, hd = head_dim, NB = num_blocks_;
-    keys_.assign(size_t(top_level) + 1, {});
-    values_.assign(size_t(top_level) + 1, {});
-    masks_.assign(size_t(top_level) + 1, {});
+    keys_.resize(size_t(top_level) + 1);  // resize, not assign: a rebuilt tree reuses its memory
+    values_.resize(size_t(top_level) + 1);
+    masks_.resize(size_t(top_level) + 1);
     keys_[0].assign(size_t(NB) * BL * hd, 0.0f);
     values_[0].assign(size_t(NB) * BL * hd, 0.0f);
     masks_[0].assign(size_t(NB) * BL, kMaskMin);
@@ -91,37 +93,39 @@ void fovea_attention(const AttentionInput& in, const float* key_mask, int num_gl
         recorder->blocks.resize(rec_base + size_t(NB));
     }
     const float* token_mask = key_mask ? key_mask + G : nullptr;
-    FoveaTree tree;
-    for (int h = 0; h < in.heads; ++h) {
-        tree.build(in.k + size_t(G) * D + size_t(h) * hd, in.v + size_t(G) * D + size_t(h) * hd, D, T, token_mask, BL,
-                   hd, top);
+    // Heads go in groups of one per thread: each thread builds one head's tree, then all
+    // threads share the (query block, head) tasks of the group. Memory: one tree per thread.
+    const int group = std::max(1, std::min(in.heads, omp_get_max_threads()));
+    std::vector<FoveaTree> trees(static_cast<size_t>(group));
+    for (int h0 = 0; h0 < in.heads; h0 += group) {
+        const int gh = std::min(group, in.heads - h0);
 #pragma omp parallel
         {
+#pragma omp for schedule(static, 1)
+            for (int j = 0; j < gh; ++j) {
+                const int h = h0 + j;
+                trees[size_t(j)].build(in.k + size_t(G) * D + size_t(h) * hd, in.v + size_t(G) * D + size_t(h) * hd, D,
+                                       T, token_mask, BL, hd, top);
+            }
             attn_detail::BlockScratch scratch;
-            std::vector<float> gk, gv, gm;
+            std::vector<attn_detail::KeySegment> segs;
 #pragma omp for schedule(dynamic, 1)
-            for (int b = 0; b < NB; ++b) {
+            for (int task = 0; task < NB * gh; ++task) {
+                const int b = task / gh, h = h0 + task % gh;
+                const FoveaTree& tree = trees[size_t(task % gh)];
                 const auto& nodes = selection[size_t(b)];
-                const size_t nkeys = nodes.size() * size_t(BL);
-                gk.resize(nkeys * hd);
-                gv.resize(nkeys * hd);
-                gm.resize(nkeys);
-                for (size_t n = 0; n < nodes.size(); ++n) {
-                    const FoveaNode& nd = nodes[n];
-                    std::memcpy(gk.data() + n * BL * hd, tree.key(nd.level, nd.start), sizeof(float) * BL * hd);
-                    std::memcpy(gv.data() + n * BL * hd, tree.value(nd.level, nd.start), sizeof(float) * BL * hd);
-                    std::memcpy(gm.data() + n * BL, tree.mask(nd.level, nd.start), sizeof(float) * BL);
-                }
-                attn_detail::KeySegment segs[2];
-                int nseg = 0;
-                if (G > 0) segs[nseg++] = {in.k + size_t(h) * hd, in.v + size_t(h) * hd, D, G, key_mask};
-                segs[nseg++] = {gk.data(), gv.data(), hd, int(nkeys), gm.data()};
+                // One segment per node, read in place from the tree (each node is BL x hd).
+                segs.clear();
+                if (G > 0) segs.push_back({in.k + size_t(h) * hd, in.v + size_t(h) * hd, D, G, key_mask});
+                for (const FoveaNode& nd : nodes)
+                    segs.push_back({tree.key(nd.level, nd.start), tree.value(nd.level, nd.start), hd, BL,
+                                    tree.mask(nd.level, nd.start)});
                 const int q0 = G + b * BL, nq = std::min(BL, T - b * BL);
                 AttentionRecorder::Block* blk =
                     (recorder && recorder->head == h) ? &recorder->blocks[rec_base + size_t(b)] : nullptr;
-                attn_detail::block_attention(in.q + size_t(q0) * D + size_t(h) * hd, D, nq, segs, nseg, hd, scale,
-                                             out + size_t(q0) * D + size_t(h) * hd, D, scratch,
-                                             blk ? &blk->weights : nullptr);
+                attn_detail::block_attention(in.q + size_t(q0) * D + size_t(h) * hd, D, nq, segs.data(),
+                                             int(segs.size()), hd, scale, out + size_t(q0) * D + size_t(h) * hd, D,
+                                             scratch, blk ? &blk->weights : nullptr);
                 if (blk) {
                     blk->query_begin = q0;
                     blk->query_end = q0 + nq;

@@ -314,8 +314,10 @@ void check_lsg_attention_settings(const LsgSettings& s, int T) {
     const int type = int(s.sparsity_type);
     check(type >= int(SparsityType::None) && type <= int(SparsityType::Lsh),
           "LSG attention: unknown sparsity type (enum value " + std::to_string(type) + ")");
-    check(T % B == 0, "LSG attention: the padded length " + std::to_string(T) + " must be a multiple of block_size " +
-                          std::to_string(B) + " on the sparse path (pad adaptively first)");
+    const bool sparse_path = T > 2 * B;  // the short fallback needs no particular length
+    check(!sparse_path || T % B == 0, "LSG attention: the padded length " + std::to_string(T) +
+                                          " must be a multiple of block_size " + std::to_string(B) +
+                                          " on the sparse path (pad adaptively first)");
     if (!s.sparse_enabled()) return;
     check(B % f == 0, "LSG attention: block_size " + std::to_string(B) + " must be divisible by sparsity_factor " +
                           std::to_string(f));
@@ -329,7 +331,7 @@ void check_lsg_attention_settings(const LsgSettings& s, int T) {
                          (s.sparsity_type == SparsityType::Lsh && f != SB);
     if (chunked && f > 1) {
         const int bs = std::min(B, SB);
-        check(T % bs == 0, "LSG attention: the padded length " + std::to_string(T) +
+        check(!sparse_path || T % bs == 0, "LSG attention: the padded length " + std::to_string(T) +
                                " must be a multiple of min(block_size, sparse_block_size) = " + std::to_string(bs) +
                                " for sparsity type " + type_name(s.sparsity_type));
         check(bs % f == 0, "LSG attention: min(block_size, sparse_block_size) = " + std::to_string(bs) +
@@ -355,6 +357,7 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
     check(B > 0, "lsg_attention: block_size must be positive (got " + std::to_string(B) + ")");
     if (recorder) recorder->blocks.clear();
 
+    check_lsg_attention_settings(s, T);  // also on short inputs: bad settings fail early
     attn_detail::BlasSingleThreadScope blas_guard;
     std::vector<float> full_mask(size_t(in.rows), 0.0f);
     std::memcpy(full_mask.data() + G, token_mask, sizeof(float) * size_t(T));
@@ -363,7 +366,6 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
         attn_detail::dense_attention_rows(in, 0, in.rows, full_mask.data(), out, recorder);
         return;
     }
-    check_lsg_attention_settings(s, T);
     check(G >= 1, "lsg_attention: the sparse path needs at least one global token (got " + std::to_string(G) + ")");
     const bool sparse = s.sparse_enabled();
     LsgGeometry g{G, T, D, in.head_dim, in.heads, B, 0, 1, B, B};
@@ -418,7 +420,8 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
             segs[nseg++] = {in.k + size_t(G + l0) * D + size_t(h) * hd, in.v + size_t(G + l0) * D + size_t(h) * hd, D,
                             l1 - l0, token_mask + l0};
             const size_t qrow = size_t(G) + size_t(i) * B;
-            AttentionRecorder::Block* blk = (recorder && recorder->head == h) ? &recorder->blocks[rec_base + i] : nullptr;
+            AttentionRecorder::Block* blk =
+                (recorder && recorder->head == h) ? &recorder->blocks[rec_base + size_t(i)] : nullptr;
             attn_detail::block_attention(in.q + qrow * D + size_t(h) * hd, D, B, segs, nseg, hd, scale,
                                          out + qrow * D + size_t(h) * hd, D, scratch, blk ? &blk->weights : nullptr);
             if (blk) {

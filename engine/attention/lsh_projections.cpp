@@ -43,8 +43,8 @@ std::vector<float> LshProjections::get(int layer, int round, int heads, int head
         const Tensor& t = it->second;
         const Shape want{heads, head_dim, n_hashes};
         check(t.shape() == want, "LshProjections: injected R for layer " + std::to_string(layer) + " round " +
-                                     std::to_string(round) + " has shape " + shape_str(t.shape()) + ", the layer needs " +
-                                     shape_str(want));
+                                     std::to_string(round) + " has shape " + shape_str(t.shape()) +
+                                     ", the layer needs " + shape_str(want));
         const float* p = t.data<float>();
         return std::vector<float>(p, p + n);
     }

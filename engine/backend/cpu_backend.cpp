@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <mutex>
 #include <thread>
 
 #include "engine/backend/backend.h"
@@ -15,24 +16,46 @@ namespace {
 
 int g_threads = 0;
 
+// y[rows, c0:c1] = x * W[c0:c1]^T + b[c0:c1], single-threaded BLAS; y has row stride `out`.
+void linear_block(const float* x, int64_t rows, int64_t in, const float* w, const float* b, int64_t out, int64_t c0,
+                  int64_t c1, float* y) {
+    const int64_t n = c1 - c0;
+    if (rows <= 0 || n <= 0) return;
+    if (b)
+        for (int64_t r = 0; r < rows; ++r) std::copy(b + c0, b + c1, y + r * out + c0);
+    if (rows == 1) {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, int(n), int(in), 1.f, w + c0 * in, int(in), x, 1, b ? 1.f : 0.f,
+                    y + c0, 1);
+    } else {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(n), int(in), 1.f, x, int(in), w + c0 * in,
+                    int(in), b ? 1.f : 0.f, y + c0, int(out));
+    }
+}
+
 class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
 
+    // OpenBLAS runs single-threaded; the work is split over OpenMP threads here, so one
+    // thread pool serves every op (two pools spinning against each other on two cores
+    // cost a factor of three). Large row counts split by rows, small ones (decoder
+    // steps) by output features, so each thread streams its own slice of the weights.
     void linear(const float* x, int64_t rows, int64_t in, const float* w, const float* b, int64_t out,
                 float* y) override {
         check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
         if (rows == 0) return;
-        if (b) {
-            // Seed y with the bias so the product can accumulate onto it (beta = 1).
-#pragma omp parallel for if (rows * out > 65536)
-            for (int64_t r = 0; r < rows; ++r) std::copy(b, b + out, y + r * out);
-        }
-        if (rows == 1) {
-            cblas_sgemv(CblasRowMajor, CblasNoTrans, int(out), int(in), 1.f, w, int(in), x, 1, b ? 1.f : 0.f, y, 1);
-        } else {
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(out), int(in), 1.f, x, int(in), w,
-                        int(in), b ? 1.f : 0.f, y, int(out));
+        const int threads = (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+        {
+            const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+            if (rows >= 32 * nt) {
+                const int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
+                linear_block(x + r0 * in, r1 - r0, in, w, b, out, 0, out, y + r0 * out);
+            } else {
+                // Column slices aligned to 16 floats keep each thread's writes on its own cache lines.
+                const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
+                linear_block(x, rows, in, w, b, out, c0, c1, y);
+            }
         }
     }
 
@@ -88,12 +111,16 @@ public:
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
+std::unique_ptr<Backend> make_cpu_backend() {
+    static std::once_flag once;
+    std::call_once(once, [] { openblas_set_num_threads(1); });  // see CpuBackend::linear
+    return std::make_unique<CpuBackend>();
+}
 
 void set_cpu_threads(int n) {
     g_threads = n > 0 ? n : int(std::max(1u, std::thread::hardware_concurrency()));
     omp_set_num_threads(g_threads);
-    openblas_set_num_threads(g_threads);
+    openblas_set_num_threads(1);  // see CpuBackend::linear
 }
 
 int cpu_threads() { return g_threads > 0 ? g_threads : omp_get_max_threads(); }

@@ -66,8 +66,9 @@ private:
 
 int64_t default_mask_id(int64_t vocab) { return vocab >= 50265 ? 50264 : vocab - 1; }
 
-// The "<mask>" id of a tokenizer folder, or -1.
-int64_t tokenizer_mask_id(const fs::path& dir) {
+}  // namespace
+
+int64_t mask_token_id_from_tokenizer(const fs::path& dir) {
     auto read = [](const fs::path& p) {
         std::ifstream in(p, std::ios::binary);
         return in ? json::parse(in, nullptr, false) : json();
@@ -76,8 +77,8 @@ int64_t tokenizer_mask_id(const fs::path& dir) {
         json j = read(dir / "tokenizer.json");
         if (j.is_object() && j.contains("added_tokens") && j["added_tokens"].is_array())
             for (const json& t : j["added_tokens"])
-                if (t.is_object() && t.value("content", "") == "<mask>" && t.contains("id") &&
-                    t["id"].is_number_integer())
+                if (t.is_object() && t.contains("content") && t["content"].is_string() &&
+                    t["content"].get<std::string>() == "<mask>" && t.contains("id") && t["id"].is_number_integer())
                     return t["id"].get<int64_t>();
     }
     if (fs::exists(dir / "vocab.json")) {
@@ -86,6 +87,8 @@ int64_t tokenizer_mask_id(const fs::path& dir) {
     }
     return -1;
 }
+
+namespace {
 
 void apply_lsg_config(json& j, const ModelConfig& bart, const ConversionOptions& opts) {
     if (!j.is_object()) j = json::object();
@@ -248,6 +251,7 @@ WeightMap convert_bart_to_lsg(const WeightMap& bart, const ModelConfig& cfg, con
 void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const ConversionOptions& opts) {
     const fs::path src = src_in.filename().empty() ? src_in.parent_path() : src_in;
     const fs::path dst = dst_in.filename().empty() ? dst_in.parent_path() : dst_in;
+    lsg_settings_from_options(opts);  // reject bad options before any work
     std::error_code ec;
     if (!fs::is_directory(src, ec)) throw Error("model folder '" + src.string() + "' does not exist or is not a folder");
     if (fs::exists(dst, ec) && !(fs::is_directory(dst, ec) && fs::is_empty(dst, ec)))
@@ -267,7 +271,7 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
 
     ConversionOptions o = opts;
     if (o.mask_id < 0) {
-        const int64_t m = tokenizer_mask_id(src);
+        const int64_t m = mask_token_id_from_tokenizer(src);
         // A tokenizer whose <mask> lies outside the embedding table (bart-large-cnn has
         // 50264 rows) falls back to the default rule.
         if (m >= 0 && m < cfg.vocab_size) o.mask_id = m;

@@ -36,6 +36,11 @@ struct ConversionOptions {
     int64_t mask_id = -1;
 };
 
+// The id of "<mask>" in the tokenizer files of a model folder (tokenizer.json added
+// tokens, else vocab.json), or -1 when there is none. Use it to fill
+// ConversionOptions::mask_id for an in-memory conversion of a folder.
+int64_t mask_token_id_from_tokenizer(const std::filesystem::path& model_dir);
+
 // The LSG settings the options describe; throws precis::Error (naming `where`) when invalid.
 LsgSettings lsg_settings_from_options(const ConversionOptions& opts, const std::string& where = "conversion options");
 

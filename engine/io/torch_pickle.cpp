@@ -228,6 +228,9 @@ Obj Unpickler::rebuild_tensor(const std::vector<Obj>& a) {
         out->tensor = Tensor::view(st.dtype, shape, first, zip_.owner());
         return out;
     }
+    if (!contiguous && numel > (unsigned __int128)uint64_t(st.i))
+        fail("rebuilds a tensor of shape " + shape_str(shape) + " with more elements than its storage ('" + st.s +
+             "'), an expanded view a state dict should not hold");
     // Non-contiguous (or misaligned): gather into a fresh row-major tensor.
     Tensor t = Tensor::empty(st.dtype, shape);
     uint8_t* dst = t.data<uint8_t>();

@@ -51,6 +51,8 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
         if (a.causal_offset >= 0)
             for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
         softmax_row(si, nk);
+        if (a.weight_sink)
+            for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
     }
     if (nq * nk >= 4096 && nq > 1) {
         for (int64_t i = 0; i < nq; ++i) std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);

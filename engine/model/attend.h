@@ -16,6 +16,7 @@ struct AttendArgs {
     const float* key_mask = nullptr;  // additive [nk] or null
     int64_t causal_offset = -1;     // >= 0: query i sees keys [0, causal_offset + i]
     float* out; int64_t ldo;        // [nq, hd]
+    float* weight_sink = nullptr;   // optional [nk]: the softmax weights, summed over queries, are added here
 };
 
 // `scratch` grows to nq * nk floats as needed and is reused between calls.

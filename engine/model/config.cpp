@@ -55,13 +55,14 @@ void LsgSettings::validate(const std::string& where) const {
     if (!(4 * int64_t(sparse_block_size) > 3 * int64_t(p)))
         bad("sparse_block_size " + SB + " is too small for block_size " + B + " and sparsity_factor " + f +
             " (4 * sparse_block_size must exceed 3 * block_size / sparsity_factor)");
-    if (sparsity_type == SparsityType::Norm || sparsity_type == SparsityType::Lsh) {
+    // norm and lsh work in chunks of min(B, SB) tokens (lsh with f == SB is bos_pooling).
+    const bool lsh_as_bos = sparsity_type == SparsityType::Lsh && sparsity_factor == sparse_block_size;
+    if ((sparsity_type == SparsityType::Norm || sparsity_type == SparsityType::Lsh) && !lsh_as_bos) {
         const int bs = std::min(block_size, sparse_block_size);
         if (block_size % bs != 0)
             bad("with sparsity_type " + std::string(sparsity_type_name(sparsity_type)) + ", sparse_block_size " + SB +
                 " must divide block_size " + B);
-        const bool lsh_as_bos = sparsity_type == SparsityType::Lsh && sparsity_factor == sparse_block_size;
-        if (!lsh_as_bos && bs % sparsity_factor != 0)
+        if (bs % sparsity_factor != 0)
             bad("with sparsity_type " + std::string(sparsity_type_name(sparsity_type)) + ", sparsity_factor " + f +
                 " must divide min(block_size, sparse_block_size) = " + std::to_string(bs));
     }
@@ -223,8 +224,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& where) {
             seen[size_t(id)] = true;
             c.id2label[size_t(id)] = it->get<std::string>();
         }
-        if (k.has("num_labels") && k.integer("num_labels", 1, 1 << 20) != int64_t(c.id2label.size()))
-            k.fail("num_labels disagrees with the " + std::to_string(c.id2label.size()) + " entries of id2label");
+        // As in HF, id2label wins over a disagreeing num_labels.
     } else {
         const int64_t n = k.integer("num_labels", 3, 1, 1 << 20);
         for (int64_t i = 0; i < n; ++i) c.id2label.push_back("LABEL_" + std::to_string(i));

@@ -121,7 +121,8 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         // Cross-attention over the row's batch item (shared keys/values).
         be_.linear(x, n, D, lw.cross_attn.q.w(), lw.cross_attn.q.b(), D, q_.data<float>());
         const size_t items = encoded_.rows.size();
-#pragma omp parallel for collapse(2) schedule(static)
+        // With a sink the heads run serially so their weights can be summed without races.
+#pragma omp parallel for collapse(2) schedule(static) if (cross_sink_ == nullptr)
         for (int r = 0; r < rows_; ++r) {
             for (int h = 0; h < int(heads_); ++h) {
                 const int item = item_of_row(r);
@@ -137,6 +138,7 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
                 a.hd = hd_;
                 a.scale = qscale;
                 a.key_mask = cross_mask_[size_t(item)];
+                a.weight_sink = cross_sink_;
                 a.out = ctx_.data<float>() + int64_t(r) * new_len * D + h * hd_;
                 a.ldo = D;
                 attend(a, scratch_[size_t(omp_get_thread_num())]);
@@ -159,6 +161,11 @@ void DecoderState::logits(float* out, int new_len) const {
     const BartWeights& w = model_.weights();
     const int64_t V = cfg.vocab_size, n = int64_t(rows_) * new_len;
     be_.linear(x_.data<float>(), n, D_, w.shared.data<float>(), w.final_logits_bias.data<float>(), V, out);
+}
+
+void DecoderState::set_cross_attention_sink(float* sink) {
+    check(sink == nullptr || rows_ == 1, "decoder: cross-attention can only be recorded for a single row");
+    cross_sink_ = sink;
 }
 
 void DecoderState::reorder(const std::vector<int>& parents) {

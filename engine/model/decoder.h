@@ -39,6 +39,10 @@ public:
     // Beam reordering: row r continues the cache of row parents[r].
     void reorder(const std::vector<int>& parents);
 
+    // On request (one row only): cross-attention weights of every later forward() are
+    // summed, over layers, heads and positions, into sink[S] (S = the encoder memory rows).
+    void set_cross_attention_sink(float* sink);
+
 private:
     const Model& model_;
     Backend& be_;
@@ -52,6 +56,7 @@ private:
     Tensor x_, q_, ctx_, tmp_, hidden_;
     Tensor reorder_buf_;                       // beam reordering, allocated on first use
     std::vector<std::vector<float>> scratch_;  // per thread attention scores
+    float* cross_sink_ = nullptr;
 };
 
 }  // namespace precis

@@ -104,7 +104,7 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
             be.linear(xp, S, D, lw.self_attn.q.w(), lw.self_attn.q.b(), D, q.data<float>());
             be.linear(xp, S, D, lw.self_attn.k.w(), lw.self_attn.k.b(), D, k.data<float>());
             be.linear(xp, S, D, lw.self_attn.v.w(), lw.self_attn.v.b(), D, v.data<float>());
-            self_attention.run(layer, q.data<float>(), k.data<float>(), v.data<float>(), S, G, key_mask.data(),
+            self_attention.run(layer, int(r), q.data<float>(), k.data<float>(), v.data<float>(), S, G, key_mask.data(),
                                plan.sparse, ctx.data<float>());
             be.linear(ctx.data<float>(), S, D, lw.self_attn.out.w(), lw.self_attn.out.b(), D, tmp.data<float>());
             be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);

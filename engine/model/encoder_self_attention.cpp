@@ -15,22 +15,27 @@ EncoderSelfAttention::EncoderSelfAttention(const AttentionOptions& options, int 
 
 EncoderSelfAttention::~EncoderSelfAttention() = default;
 
-void EncoderSelfAttention::run(int layer, const float* q, const float* k, const float* v, int rows, int num_global,
+void EncoderSelfAttention::run(int layer, int batch_row, const float* q, const float* k, const float* v, int rows, int num_global,
                                const float* key_mask, bool sparse_path, float* out) {
     AttentionInput in{q, k, v, rows, heads_, head_dim_};
+    AttentionRecorder* rec = nullptr;
+    if (const auto& c = options_.capture; c && c->recorder && c->layer == layer && c->batch_row == batch_row) {
+        rec = c->recorder.get();
+        rec->head = c->head;
+    }
     switch (options_.kind) {
         case EncoderAttention::Full:
-            full_attention(in, key_mask, out);
+            full_attention(in, key_mask, out, rec);
             return;
         case EncoderAttention::Fovea:
-            fovea_attention(in, key_mask, num_global, options_.fovea, out);
+            fovea_attention(in, key_mask, num_global, options_.fovea, out, rec);
             return;
         case EncoderAttention::Lsg:
             if (!sparse_path) {
-                full_attention(in, key_mask, out);
+                full_attention(in, key_mask, out, rec);
                 return;
             }
-            lsg_attention(in, key_mask + num_global, num_global, options_.lsg, layer, lsh_.get(), out);
+            lsg_attention(in, key_mask + num_global, num_global, options_.lsg, layer, lsh_.get(), out, rec);
             return;
     }
 }

@@ -15,7 +15,8 @@ public:
 
     // q, k, v, out: [rows, heads*head_dim]; rows = num_global + padded tokens.
     // key_mask: additive [rows] (global rows 0). sparse_path: LSG block path (else full).
-    void run(int layer, const float* q, const float* k, const float* v, int rows, int num_global,
+    // batch_row: which input row this call belongs to (for the optional capture).
+    void run(int layer, int batch_row, const float* q, const float* k, const float* v, int rows, int num_global,
              const float* key_mask, bool sparse_path, float* out);
 
 private:

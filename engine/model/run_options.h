@@ -12,6 +12,16 @@
 namespace precis {
 
 class LshProjections;
+struct AttentionRecorder;
+
+// On request only (null pointers cost nothing): the encoder self-attention weights of one
+// layer and head, as computed, for the attention panel.
+struct AttentionCapture {
+    int layer = 0;
+    int head = 0;
+    int batch_row = 0;                          // which input row to record
+    std::shared_ptr<AttentionRecorder> recorder;  // filled during the run (blocks of weights)
+};
 
 struct AttentionOptions {
     EncoderAttention kind = EncoderAttention::Full;
@@ -20,6 +30,7 @@ struct AttentionOptions {
     // LSH projections: injected (tests) or seeded. Created on demand when null.
     std::shared_ptr<LshProjections> lsh;
     uint64_t lsh_seed = 0x5eed;
+    std::shared_ptr<AttentionCapture> capture;  // null: record nothing
 };
 
 enum class RunStage { Encoding, Generating, Classifying };

@@ -4,6 +4,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/generate/generation.h"
+#include "engine/model/decoder.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 
@@ -63,8 +64,46 @@ SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const Summariz
     r.generate_seconds = seconds_since(t0);
     r.ids = g.sequences[0];
     r.score = g.sequence_scores[0];
-    if (const Tokenizer* tok = model_->tokenizer()) r.text = tok->decode(r.ids, true);
+    if (const Tokenizer* tok = model_->tokenizer()) {
+        r.text = tok->decode(r.ids, true);
+        const auto b = r.text.find_first_not_of(" \n\t"), e = r.text.find_last_not_of(" \n\t");
+        r.text = b == std::string::npos ? std::string() : r.text.substr(b, e - b + 1);
+        if (options.source_attention) {
+            std::vector<float> w = cross_attention_profile(*model_, *backend_, enc, r.ids);
+            // Memory rows: the global rows (when passed to the decoder) then the tokens.
+            const size_t skip = w.size() > ids.size() ? w.size() - ids.size() : 0;
+            r.source_weights.assign(w.begin() + long(skip), w.end());
+            float sum = 0;
+            for (float x : r.source_weights) sum += x;
+            if (sum > 0)
+                for (float& x : r.source_weights) x /= sum;
+            r.source_spans = token_byte_spans(*tok, ids);
+        }
+    }
     return r;
+}
+
+std::vector<std::pair<size_t, size_t>> token_byte_spans(const Tokenizer& tok, const std::vector<int64_t>& ids) {
+    std::vector<std::pair<size_t, size_t>> spans;
+    size_t pos = 0;
+    for (int64_t id : ids) {
+        const std::string piece = tok.decode({id}, true);
+        spans.emplace_back(pos, pos + piece.size());
+        pos += piece.size();
+    }
+    return spans;
+}
+
+std::vector<float> cross_attention_profile(const Model& model, Backend& backend, const EncoderOutput& encoded,
+                                           const std::vector<int64_t>& summary_ids) {
+    check(encoded.rows.size() == 1, "cross_attention_profile: one input row at a time");
+    std::vector<float> sink(size_t(encoded.rows[0].memory.dim(0)), 0.f);
+    const int L = int(summary_ids.size());
+    if (L == 0) return sink;
+    DecoderState dec(model, backend, encoded, 1, L, L);
+    dec.set_cross_attention_sink(sink.data());
+    dec.forward(summary_ids.data(), L);
+    return sink;
 }
 
 }  // namespace precis

@@ -12,11 +12,15 @@ namespace precis {
 
 class Backend;
 class Model;
+class Tokenizer;
+struct EncoderOutput;
 
 struct SummarizeOptions {
     AttentionOptions attention;
     GenerationConfig generation;
     int max_input_tokens = 0;  // 0: the model's maximum
+    // Also compute which input tokens the summary drew on (one extra decoder pass).
+    bool source_attention = false;
 };
 
 struct SummaryResult {
@@ -27,6 +31,12 @@ struct SummaryResult {
     bool truncated = false;
     double encode_seconds = 0, generate_seconds = 0;
     float score = 0;
+    // With source_attention: per input token read (tokens_read entries), the decoder's
+    // cross-attention weight, summed over layers, heads and summary positions, normalized
+    // to sum 1; and each input token's byte span in the original text (empty for special
+    // tokens), so a viewer can highlight passages.
+    std::vector<float> source_weights;
+    std::vector<std::pair<size_t, size_t>> source_spans;
 };
 
 class Summarizer {
@@ -49,6 +59,16 @@ private:
     std::shared_ptr<const Model> model_;
     std::shared_ptr<Backend> backend_;
 };
+
+// The byte span of each id's text in the decoded string, decoding ids one by one
+// (special tokens get empty spans). For byte-level BPE and sentencepiece this matches
+// the original text wherever decoding is lossless.
+std::vector<std::pair<size_t, size_t>> token_byte_spans(const Tokenizer& tokenizer, const std::vector<int64_t>& ids);
+
+// Per memory row of `encoded` (one row), the decoder's cross-attention over it while
+// reading `summary_ids` (teacher-forced), summed over layers, heads and positions.
+std::vector<float> cross_attention_profile(const Model& model, Backend& backend, const EncoderOutput& encoded,
+                                           const std::vector<int64_t>& summary_ids);
 
 // Keeps the first max-1 tokens and the final eos, as a truncating tokenizer does.
 std::vector<int64_t> truncate_ids(const std::vector<int64_t>& ids, int max_tokens, int64_t eos);

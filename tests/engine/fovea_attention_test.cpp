@@ -147,11 +147,14 @@ TEST(FoveaSelection, KeyCountPerQueryGrowsLikeLogN) {
         for (int k = 2; k <= 14; ++k) {
             const int NB = 1 << k;
             size_t most = 0;
-            for (int q = 0; q < NB; q += std::max(1, NB / 64)) most = std::max(most, fovea_select_nodes(NB, q, fovea(8, w)).size());
+            for (int q = 0; q < NB; q += std::max(1, NB / 64))
+                most = std::max(most, fovea_select_nodes(NB, q, fovea(8, w)).size());
             // at most the own block, w nodes per level and side, and one edge-fill node per level and side
             EXPECT_LE(most, size_t(1 + 2 * (w + 1) * (k + 1))) << "NB " << NB;
             EXPECT_GE(most, size_t(2 * k - 1)) << "NB " << NB;
-            if (prev) EXPECT_LE(most, prev + size_t(2 * w + 2)) << "doubling NB adds O(1) nodes";
+            if (prev) {
+                EXPECT_LE(most, prev + size_t(2 * w + 2)) << "doubling NB adds O(1) nodes";
+            }
             prev = most;
         }
     }

@@ -235,7 +235,8 @@ SparseKeyFn bos_pooling_keys(const LsgRun& r, const Case& c) {
     return [&r, &c](int j, int h) {
         const float* q0 = r.x.qrow(c.G, h);  // first non-global token
         std::vector<RefKey> group;
-        for (int t = j * c.f; t < (j + 1) * c.f; ++t) group.push_back(ref_key_from_row(r.x, c.G + t, h, r.mask[size_t(t)]));
+        for (int t = j * c.f; t < (j + 1) * c.f; ++t)
+            group.push_back(ref_key_from_row(r.x, c.G + t, h, r.mask[size_t(t)]));
         std::vector<double> w(group.size());
         double mx = -INFINITY, sum = 0;
         for (size_t u = 0; u < group.size(); ++u) {
@@ -389,7 +390,10 @@ TEST(LsgAttention, SecondSparseRangeStartsAtBlockIndexWhenBlockEqualsFactor) {
     // p == 1: the reference's second sparse range starts at i and overlaps the local window.
     Case c{SparsityType::Stride, 8, 8, 8, 1, 64, 3, 8, 5, {}};
     LsgRun r = run_lsg(c, 900);
-    expect_matches_spec(c, r, [&](int j, int h) { return ref_key_from_row(r.x, c.G + j * c.f + h % c.f, h, r.mask[size_t(j * c.f + h % c.f)]); });
+    expect_matches_spec(c, r, [&](int j, int h) {
+        const int t = j * c.f + h % c.f;
+        return ref_key_from_row(r.x, c.G + t, h, r.mask[size_t(t)]);
+    });
     Case cp = c;
     cp.type = SparsityType::Pooling;
     LsgRun rp = run_lsg(cp, 901);
@@ -426,6 +430,8 @@ TEST(LsgAttention, InvalidSettingsThrow) {
     LsgSettings bad = s;
     bad.sparsity_factor = 3;  // B % f != 0
     EXPECT_THROW(call(bad), Error);
+    EXPECT_THROW(call(bad, nullptr, 20), Error);  // also on the short path
+    EXPECT_NO_THROW(call(s, nullptr, 20));        // short inputs need no multiple of B
     bad = s;
     bad.block_size = 24;
     bad.sparsity_factor = 4;  // p = 6 is fine (even); 4*SB = 64 > 18

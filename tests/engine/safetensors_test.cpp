@@ -212,3 +212,25 @@ TEST(Safetensors, OverwritingReplacesTheFileWhole) {
     ASSERT_EQ(f.tensors.size(), 1u);
     EXPECT_EQ(f.tensors.at("b").to_float_vector(), std::vector<float>{9.f});
 }
+
+TEST(Safetensors, RandomCorruptionOfTheHeaderGivesErrorsNeverCrashes) {
+    const fs::path dir = test::scratch_dir("st-fuzz");
+    const std::string good = read_bytes(test::fixtures_dir() / "models/bart-tiny/model.safetensors");
+    uint64_t state = 99;
+    auto next = [&] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return state >> 33;
+    };
+    int errors = 0;
+    for (int round = 0; round < 300; ++round) {
+        std::string bad = good;
+        for (int k = 0; k < 2; ++k) bad[next() % 9824] = char("0123456789[]{},:\"-e."[next() % 20]);
+        write_bytes(dir / "x.safetensors", bad);
+        try {
+            read_safetensors(dir / "x.safetensors");
+        } catch (const Error&) {
+            ++errors;
+        }
+    }
+    EXPECT_GT(errors, 0);
+}

@@ -89,6 +89,78 @@ std::string make_zip(const std::vector<std::pair<std::string, std::string>>& fil
     return out;
 }
 
+// The same with every size and offset moved to zip64 fields, as torch writes archives
+// over 4 GiB.
+std::string make_zip64(const std::vector<std::pair<std::string, std::string>>& files) {
+    std::string out, cd;
+    for (const auto& [name, data] : files) {
+        const uint64_t local = out.size();
+        put(out, 0x04034b50, 4);
+        put(out, 45, 2);
+        put(out, 0, 2);
+        put(out, 0, 2);
+        put(out, 0, 4);
+        put(out, 0, 4);
+        put(out, 0xffffffff, 4);
+        put(out, 0xffffffff, 4);
+        put(out, name.size(), 2);
+        put(out, 20, 2);
+        out += name;
+        put(out, 1, 2);
+        put(out, 16, 2);
+        put(out, data.size(), 8);
+        put(out, data.size(), 8);
+        out += data;
+        put(cd, 0x02014b50, 4);
+        put(cd, 45, 2);
+        put(cd, 45, 2);
+        put(cd, 0, 2);
+        put(cd, 0, 2);
+        put(cd, 0, 4);
+        put(cd, 0, 4);
+        put(cd, 0xffffffff, 4);
+        put(cd, 0xffffffff, 4);
+        put(cd, name.size(), 2);
+        put(cd, 28, 2);
+        put(cd, 0, 2);
+        put(cd, 0, 2);
+        put(cd, 0, 2);
+        put(cd, 0, 4);
+        put(cd, 0xffffffff, 4);
+        cd += name;
+        put(cd, 1, 2);
+        put(cd, 24, 2);
+        put(cd, data.size(), 8);
+        put(cd, data.size(), 8);
+        put(cd, local, 8);
+    }
+    const uint64_t cd_offset = out.size();
+    out += cd;
+    const uint64_t z64 = out.size();
+    put(out, 0x06064b50, 4);
+    put(out, 44, 8);
+    put(out, 45, 2);
+    put(out, 45, 2);
+    put(out, 0, 4);
+    put(out, 0, 4);
+    put(out, files.size(), 8);
+    put(out, files.size(), 8);
+    put(out, cd.size(), 8);
+    put(out, cd_offset, 8);
+    put(out, 0x07064b50, 4);
+    put(out, 0, 4);
+    put(out, z64, 8);
+    put(out, 1, 4);
+    put(out, 0x06054b50, 4);
+    put(out, 0, 4);
+    put(out, 0xffff, 2);
+    put(out, 0xffff, 2);
+    put(out, 0xffffffff, 4);
+    put(out, 0xffffffff, 4);
+    put(out, 0, 2);
+    return out;
+}
+
 // Tiny pickle assembler for protocol-2 state dicts.
 struct Pickle {
     std::string b = std::string("\x80\x02", 2);
@@ -278,4 +350,46 @@ TEST(TorchCheckpoint, CompressedNonZipTruncatedAndLegacyFilesGiveClearErrors) {
     // A pickle that is not a state dict.
     write_bytes(dir / "list.bin", make_zip({{"x/data.pkl", Pickle().op(']').done()}}));
     expect_error(dir / "list.bin", {"not a state dict"});
+}
+
+TEST(TorchCheckpoint, RandomCorruptionOfThePickleGivesErrorsNeverCrashes) {
+    const fs::path dir = test::scratch_dir("pt-fuzz");
+    const std::string good = read_bytes(test::fixtures_dir() / "models/bart-tiny-bin/pytorch_model.bin");
+    const size_t pkl_begin = good.find('\x80');  // the pickle is the first entry
+    ASSERT_LT(pkl_begin, size_t(200));
+    uint64_t state = 12345;
+    auto next = [&] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return state >> 33;
+    };
+    int errors = 0;
+    for (int round = 0; round < 300; ++round) {
+        std::string bad = good;
+        for (int k = 0; k < 3; ++k) bad[pkl_begin + next() % 15000] = char(next());
+        write_bytes(dir / "x.bin", bad);
+        try {
+            read_torch_checkpoint(dir / "x.bin");
+        } catch (const Error&) {
+            ++errors;
+        }
+    }
+    EXPECT_GT(errors, 0);
+}
+
+TEST(TorchCheckpoint, ExpandedViewLargerThanItsStorageIsRefused) {
+    const fs::path bin = test::scratch_dir("pt-expand") / "x.bin";
+    Pickle p;
+    p.ordered_dict().mark().str("w").tensor("0", 2, 0, {100, 100}, {0, 0}).op('u');
+    write_bytes(bin, make_zip({{"x/data.pkl", p.done()}, {"x/data/0", floats_bytes({1, 2})}}));
+    expect_error(bin, {"expanded view"});
+}
+
+TEST(TorchCheckpoint, Zip64ArchivesAreRead) {
+    const fs::path bin = test::scratch_dir("pt-zip64") / "x.bin";
+    Pickle p;
+    p.ordered_dict().mark().str("w").tensor("0", 4, 0, {2, 2}, {2, 1}).op('u');
+    write_bytes(bin, make_zip64({{"big/data.pkl", p.done()}, {"big/data/0", floats_bytes({1, 2, 3, 4})}}));
+    auto t = read_torch_checkpoint(bin);
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(t.at("w").to_float_vector(), (std::vector<float>{1, 2, 3, 4}));
 }

@@ -33,6 +33,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bart_model import PRESETS, BartConfig, BartForConditionalGeneration, count_parameters  # noqa: E402
+from noising import Noiser, word_start_table  # noqa: E402
 
 PAD, BOS, EOS = 1, 0, 2
 PHASE_ID = {"pretrain": 1, "finetune": 2}
@@ -95,75 +96,6 @@ class FinetuneData:
         s = self.src_tokens[self.src_off[i]:self.src_off[i + 1]].astype(np.int64)
         t = self.tgt_tokens[self.tgt_off[i]:self.tgt_off[i + 1]].astype(np.int64)
         return s, t
-
-
-class Noiser:
-    """BART noising: sentence permutation, then whole-word text infilling
-    (span lengths ~ Poisson(lambda), each span -> one <mask>, zero-length spans
-    insert a <mask>; a share of the masks become random tokens)."""
-
-    def __init__(self, word_start, mask_id, vocab, ratio=0.3, lam=3.0, random_ratio=0.1, permute=1.0):
-        self.word_start, self.mask_id, self.vocab = word_start, mask_id, vocab
-        self.ratio, self.lam, self.random_ratio, self.permute = ratio, lam, random_ratio, permute
-
-    def permute_sentences(self, toks, bounds, rng):
-        n = len(bounds) - 1
-        if n <= 1 or self.permute <= 0:
-            return toks
-        order = np.arange(n)
-        k = int(math.ceil(n * self.permute))
-        sel = rng.permutation(n)[:k]
-        order[np.sort(sel)] = sel
-        return np.concatenate([toks[bounds[j]:bounds[j + 1]] for j in order])
-
-    def infill(self, toks, rng):
-        if self.ratio <= 0 or len(toks) == 0:
-            return toks
-        is_ws = self.word_start[toks].copy()
-        is_ws[0] = True
-        starts = np.flatnonzero(is_ws)
-        n_words = len(starts)
-        num_to_mask = int(math.ceil(n_words * self.ratio))
-        lens = rng.poisson(self.lam, size=num_to_mask)
-        while lens.sum() < num_to_mask:
-            lens = np.concatenate([lens, rng.poisson(self.lam, size=num_to_mask)])
-        cum = np.cumsum(lens)
-        k = int(np.searchsorted(cum, num_to_mask))  # first index with cum >= num_to_mask
-        lens = lens[:k + 1].copy()
-        lens[k] = num_to_mask - (cum[k - 1] if k > 0 else 0)
-        n_spans = len(lens)
-        span_start = rng.choice(n_words, size=min(n_spans, n_words), replace=False)
-        lens = lens[:len(span_start)]
-        masked = np.zeros(n_words + 1, bool)
-        head = np.zeros(n_words, bool)
-        inserts = []
-        for s, L in zip(span_start, lens):
-            if L == 0:
-                inserts.append(s)
-            else:
-                masked[s:s + L] = True
-                head[s] = True
-        masked = masked[:n_words]
-        word_of_tok = np.cumsum(is_ws) - 1
-        tok_masked = masked[word_of_tok]
-        first_tok = is_ws  # first token of each word
-        prev_masked = np.concatenate([[False], masked[:-1]])
-        word_head = masked & (head | ~prev_masked)
-        tok_head = first_tok & word_head[word_of_tok]
-        out_tok = toks.copy()
-        out_tok[tok_head] = self.mask_id
-        if self.random_ratio > 0:
-            rnd = tok_head & (rng.random(len(toks)) < self.random_ratio)
-            out_tok[rnd] = rng.integers(4, self.vocab - 1, size=int(rnd.sum()))
-        emit = ~tok_masked | tok_head
-        out = out_tok[emit]
-        if inserts:
-            pos = np.cumsum(emit) - emit  # output index of each input token
-            out = np.insert(out, np.sort(pos[starts[np.asarray(inserts)]]), self.mask_id)
-        return out
-
-    def __call__(self, toks, bounds, rng):
-        return self.infill(self.permute_sentences(toks, bounds, rng), rng)
 
 
 def _collate(pairs, max_len):
@@ -344,8 +276,7 @@ def main():
         if not os.path.exists(spm_path):
             spm_path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out", manifest["spm_model"])
         sp = spm.SentencePieceProcessor(model_file=spm_path)
-        word_start = np.array([sp.id_to_piece(i).startswith("\u2581") or sp.is_control(i) or
-                               sp.is_unknown(i) for i in range(sp.get_piece_size())], bool)
+        word_start = word_start_table(sp)
         noiser = Noiser(word_start, manifest["mask_id"], manifest["vocab_size"], args.mask_ratio,
                         args.poisson_lambda, args.random_ratio, args.permute)
         train_data = PretrainData(args.data, "train", args.max_examples)

@@ -1,0 +1,157 @@
+// The `precis` command line as scripts use it: exact output forms of tokenize and
+// forward, summarize with the fallback model, batch on a mixed folder, and bad input
+// giving one clear line and a non-zero exit.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/io/safetensors.h"
+#include "tests/support/fixture_case.h"
+#include "tests/support/fixtures.h"
+
+namespace precis::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+    int code = -1;
+    std::string out, err;
+};
+
+Run precis(const std::string& args, const std::string& env = "") {
+    const fs::path dir = scratch_dir("cli-run");
+    const std::string cmd = env + " '" + (binary_dir() / "bin/precis").string() + "' " + args + " >'" +
+                            (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
+    const int status = std::system(cmd.c_str());
+    Run r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    auto slurp = [](const fs::path& p) {
+        std::ifstream f(p);
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    };
+    r.out = slurp(dir / "out");
+    r.err = slurp(dir / "err");
+    return r;
+}
+
+std::string quote(const std::string& s) {
+    std::string q = "'";
+    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return q + "'";
+}
+
+const std::string kTok = (fixtures_dir() / "tokenizer/bart").string();
+
+TEST(Cli, TokenizePrintsSpaceSeparatedIdsAndJson) {
+    Run r = precis("tokenize --model " + kTok + " " + quote("Hello world"));
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, "0 31414 232 2\n");
+    r = precis("tokenize --model " + kTok + " --json " + quote("Hello world"));
+    EXPECT_EQ(r.out, "[0,31414,232,2]\n");
+    r = precis("tokenize --model " + kTok + " --decode " + quote("31414 232"));
+    EXPECT_EQ(r.out, "Hello world\n");
+}
+
+TEST(Cli, ForwardWritesTheFixtureTensorsForACase) {
+    const FixtureCase c = FixtureCase::load("lsg-lsh");
+    const fs::path dir = scratch_dir("cli-forward");
+    nlohmann::json in;
+    auto rows = [&](const std::string& name) {
+        const Tensor& t = c.tensors.at(name);
+        std::vector<int64_t> flat = t.to_int_vector();
+        nlohmann::json j = nlohmann::json::array();
+        for (int64_t r = 0; r < t.dim(0); ++r)
+            j.push_back(std::vector<int64_t>(flat.begin() + r * t.dim(1), flat.begin() + (r + 1) * t.dim(1)));
+        return j;
+    };
+    in["input_ids"] = rows("long.input_ids");
+    in["attention_mask"] = rows("long.attention_mask");
+    in["decoder_input_ids"] = rows("decoder_input_ids");
+    std::ofstream(dir / "in.json") << in.dump();
+    // The LSH projections go in as a safetensors file, as the fixtures store them.
+    std::vector<std::pair<std::string, Tensor>> lsh;
+    for (auto& n : c.manifest["lsh_R"]) lsh.emplace_back(n.get<std::string>(), c.tensors.at(n.get<std::string>()));
+    write_safetensors(dir / "lsh.safetensors", lsh);
+    Run r = precis("forward --model " + c.model_dir.string() + " --input " + (dir / "in.json").string() + " --out " +
+                   (dir / "out.safetensors").string() + " --lsh-projections " + (dir / "lsh.safetensors").string() +
+                   " --generate beam --beams 4 --length-penalty 2 --no-repeat-ngram 3 --min-length 5 --max-length 24 --early-stopping");
+    ASSERT_EQ(r.code, 0) << r.err;
+    auto out = read_safetensors(dir / "out.safetensors").tensors;
+    for (const std::string name : {"logits", "encoder_last_hidden_state", "encoder_hidden_states.2", "beam.sequences"}) {
+        ASSERT_TRUE(out.count(name)) << name;
+        std::string why;
+        EXPECT_LE(tolerance_excess(out.at(name).to_f32(), c.tensors.at("long." + name).to_f32(), 1e-4, 1e-4, &why), 0.0)
+            << name << " " << why;
+    }
+    EXPECT_LE(tolerance_excess(out.at("beam.sequences_scores"), c.tensors.at("long.beam.sequences_scores"), 1e-4, 0), 0.0);
+}
+
+TEST(Cli, SummarizeWithoutAModelFallsBackLoudlyToTheTestModel) {
+    const fs::path dir = scratch_dir("cli-summarize");
+    std::ofstream(dir / "doc.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled.\n";
+    Run r = precis("summarize --json --max-length 12 " + (dir / "doc.txt").string(),
+                   "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("MEANINGLESS"), std::string::npos) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    for (const char* key : {"file", "summary", "summary_ids", "input_tokens", "truncated", "seconds", "device"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["summary_ids"][0], 2);
+    EXPECT_EQ(j["device"], "cpu");
+}
+
+TEST(Cli, BadInputGivesOneClearLineNamingTheFileAndANonZeroExit) {
+    const fs::path dir = scratch_dir("cli-bad");
+    std::ofstream(dir / "empty.txt") << "   \n";
+    std::ofstream(dir / "bad.json") << "{not json";
+    struct Case {
+        std::string args, must_name;
+    } cases[] = {
+        {"summarize " + (dir / "empty.txt").string(), "empty.txt"},
+        {"summarize " + (dir / "missing.txt").string(), "missing.txt"},
+        {"inspect " + (dir / "no-model").string(), "no-model"},
+        {"forward --model " + (fixtures_dir() / "models/bart-tiny").string() + " --input " + (dir / "bad.json").string() +
+             " --out " + (dir / "o.safetensors").string(),
+         "bad.json"},
+        {"tokenize --model " + (dir / "nothing-here").string() + " hi", "nothing-here"},
+        {"summarize --beams zero x.txt", "--beams"},
+    };
+    for (const Case& c : cases) {
+        Run r = precis(c.args, "XDG_DATA_HOME=" + (dir / "data").string());
+        EXPECT_NE(r.code, 0) << c.args;
+        EXPECT_NE(r.err.find(c.must_name), std::string::npos) << c.args << " -> " << r.err;
+        EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
+    }
+}
+
+TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {
+    const fs::path dir = scratch_dir("cli-batch");
+    fs::create_directories(dir / "docs/sub");
+    std::ofstream(dir / "docs/a.txt") << "A first document about rivers and the towns along them.";
+    std::ofstream(dir / "docs/b.md") << "# Notes\n\nA second document, in Markdown, about bridges.";
+    std::ofstream(dir / "docs/sub/c.txt") << "A third document in a sub folder, about ferries.";
+    std::ofstream(dir / "docs/empty.txt") << "";
+    std::ofstream(dir / "docs/broken.pdf") << "%PDF-1.4 this is not really a pdf";
+    const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=";
+    const std::string lib = (dir / "lib.sqlite").string();
+    Run r = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
+    EXPECT_EQ(r.code, 1) << r.err;  // some files failed
+    EXPECT_NE(r.err.find("empty.txt"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("broken.pdf"), std::string::npos) << r.err;
+    Run list = precis("library list --library " + lib, env);
+    ASSERT_EQ(list.code, 0) << list.err;
+    EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 3) << list.out;
+    // Running again resumes: nothing left to do, nothing duplicated.
+    Run again = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
+    EXPECT_NE(again.err.find("resumed"), std::string::npos) << again.err;
+    Run list2 = precis("library list --library " + lib, env);
+    EXPECT_EQ(list2.out, list.out);
+}
+
+}  // namespace
+}  // namespace precis::test
