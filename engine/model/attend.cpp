@@ -30,7 +30,11 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();
     const float lowest = std::numeric_limits<float>::lowest();
-    if (nq * nk >= 4096 && nq > 1) {
+    // One query over many keys (a decoding step's cross-attention): strided GEMVs.
+    const bool gemv = nq == 1 && nk >= 256;
+    if (gemv) {
+        cblas_sgemv(CblasRowMajor, CblasNoTrans, int(nk), int(hd), a.scale, a.k, int(a.ldk), a.q, 1, 0.f, s, 1);
+    } else if (nq * nk >= 4096 && nq > 1) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(nq), int(nk), int(hd), a.scale, a.q, int(a.ldq), a.k,
                     int(a.ldk), 0.f, s, int(nk));
     } else {
@@ -54,7 +58,9 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
         if (a.weight_sink)
             for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
     }
-    if (nq * nk >= 4096 && nq > 1) {
+    if (gemv) {
+        cblas_sgemv(CblasRowMajor, CblasTrans, int(nk), int(hd), 1.f, a.v, int(a.ldv), s, 1, 0.f, a.out, 1);
+    } else if (nq * nk >= 4096 && nq > 1) {
         for (int64_t i = 0; i < nq; ++i) std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(nq), int(hd), int(nk), 1.f, s, int(nk), a.v,
                     int(a.ldv), 0.f, a.out, int(a.ldo));

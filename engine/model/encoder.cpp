@@ -95,8 +95,9 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         if (keep_layer_states) out.layer_states.push_back(x.clone());
 
         Tensor q = Tensor::empty(DType::F32, {S, D}), k = Tensor::empty(DType::F32, {S, D}),
-               v = Tensor::empty(DType::F32, {S, D}), ctx = Tensor::empty(DType::F32, {S, D}),
-               tmp = Tensor::empty(DType::F32, {S, D});
+               v = Tensor::empty(DType::F32, {S, D}), ctx = Tensor::empty(DType::F32, {S, D});
+        // Once attention has run, q is free: it holds the out_proj and FFN outputs.
+        Tensor& tmp = q;
         Tensor hidden = Tensor::empty(DType::F32, {std::min<int64_t>(S, kFfnChunkRows), F});
         for (int layer = 0; layer < L; ++layer) {
             cb.check_abort();

@@ -155,3 +155,35 @@ TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {
 
 }  // namespace
 }  // namespace precis::test
+
+#include "tests/support/test_models.h"
+
+namespace precis::test {
+namespace {
+
+TEST(Cli, ClassifyJsonListsEveryLabelWithScoresAndThePrediction) {
+    const fs::path model = make_classifier("cli-nli", {{"0", "contradiction"}, {"1", "neutral"}, {"2", "entailment"}}, "");
+    // The fixture tokenizer lives apart from the weights: copy its files in.
+    for (const char* f : {"tokenizer.json"})
+        fs::copy_file(fixtures_dir() / "tokenizer/bart" / f, model / f);
+    const fs::path dir = scratch_dir("cli-classify");
+    std::ofstream(dir / "doc.txt") << "The orchestra tuned their instruments before the concert began.";
+    Run r = precis("classify --json --model " + model.string() + " --labels " + quote("music, sport, cooking") + " " +
+                   (dir / "doc.txt").string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["zero_shot"], true);
+    ASSERT_EQ(j["scores"].size(), 3u);
+    float sum = 0;
+    for (auto& s : j["scores"]) sum += s["score"].get<float>();
+    EXPECT_NEAR(sum, 1.0, 1e-4);
+    ASSERT_EQ(j["predicted"].size(), 1u);
+    EXPECT_EQ(j["predicted"][0], j["scores"][0]["label"]);
+    Run multi = precis("classify --json --multi-label --threshold 0 --model " + model.string() + " --labels " +
+                       quote("music, sport") + " " + (dir / "doc.txt").string());
+    ASSERT_EQ(multi.code, 0) << multi.err;
+    EXPECT_EQ(nlohmann::json::parse(multi.out)["predicted"].size(), 2u);
+}
+
+}  // namespace
+}  // namespace precis::test
