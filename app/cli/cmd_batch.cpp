@@ -14,9 +14,8 @@
 namespace precis::cli {
 
 int cmd_batch(const Args& raw) {
-    auto options = attention_option_names();
-    for (auto& o : generation_option_names()) options.insert(o);
-    options.insert({"--model", "--device", "--library", "--classifier", "--labels", "--threshold"});
+    auto options = summarize_option_names();
+    options.insert({"--library", "--classifier", "--labels", "--threshold"});
     auto flags = generation_flag_names();
     flags.insert({"--recursive", "--retry-failed", "--multi-label"});
     Arguments args("batch", raw, flags, options);

@@ -80,13 +80,8 @@ int cmd_classify(const Args& raw) {
             }
         } catch (const Cancelled&) {
             throw;
-        } catch (const IngestError& e) {
-            progress_done();
-            std::cerr << "precis: " << e.what() << "\n";
-            ++failures;
         } catch (const std::exception& e) {
-            progress_done();
-            std::cerr << "precis: " << file << ": " << e.what() << "\n";
+            report_file_failure(file, e);
             ++failures;
         }
     }

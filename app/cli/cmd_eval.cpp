@@ -17,9 +17,8 @@
 namespace precis::cli {
 
 int cmd_eval(const Args& raw) {
-    auto options = attention_option_names();
-    for (auto& o : generation_option_names()) options.insert(o);
-    options.insert({"--input", "--model", "--device", "--limit", "--output"});
+    auto options = summarize_option_names();
+    options.insert({"--input", "--limit", "--output"});
     auto flags = generation_flag_names();
     flags.insert({"--json", "--no-stemmer"});
     Arguments args("eval", raw, flags, options);

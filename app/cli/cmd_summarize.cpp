@@ -15,9 +15,8 @@
 namespace precis::cli {
 
 int cmd_summarize(const Args& raw) {
-    auto options = attention_option_names();
-    for (auto& o : generation_option_names()) options.insert(o);
-    options.insert({"--model", "--device", "--password", "--max-input-tokens"});
+    auto options = summarize_option_names();
+    options.insert({"--password", "--max-input-tokens"});
     auto flags = generation_flag_names();
     flags.insert("--json");
     Arguments args("summarize", raw, flags, options);
@@ -72,13 +71,8 @@ int cmd_summarize(const Args& raw) {
             }
         } catch (const Cancelled&) {
             throw;
-        } catch (const IngestError& e) {
-            progress_done();
-            std::cerr << "precis: " << e.what() << "\n";  // already names the file
-            ++failures;
         } catch (const std::exception& e) {
-            progress_done();
-            std::cerr << "precis: " << file << ": " << e.what() << "\n";
+            report_file_failure(file, e);
             ++failures;
         }
     }

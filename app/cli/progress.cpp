@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include "app/ingest/ingest.h"
+
 namespace precis::cli {
 
 namespace {
@@ -46,6 +48,14 @@ void progress_line(const std::string& text) {
 void progress_done() {
     if (g_line_open) std::fputs("\r\033[K", stderr);
     g_line_open = false;
+}
+
+void report_file_failure(const std::string& file, const std::exception& e) {
+    progress_done();
+    if (dynamic_cast<const IngestError*>(&e))
+        std::cerr << "precis: " << e.what() << "\n";
+    else
+        std::cerr << "precis: " << file << ": " << e.what() << "\n";
 }
 
 RunCallbacks progress_callbacks(const std::string& label) {

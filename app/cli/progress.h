@@ -1,6 +1,7 @@
 #pragma once
 // Command-line progress and cancellation: a status line on stderr (redrawn in place on
 // a terminal) and Ctrl-C turned into a cooperative cancel of the running job.
+#include <exception>
 #include <string>
 
 #include "engine/model/run_options.h"
@@ -15,5 +16,9 @@ bool cancel_requested();
 RunCallbacks progress_callbacks(const std::string& label);
 void progress_line(const std::string& text);  // draws a status line
 void progress_done();                         // ends the status line
+
+// One line on stderr for a file that failed: the error names the file already when it
+// comes from ingestion; otherwise the file is put in front.
+void report_file_failure(const std::string& file, const std::exception& e);
 
 }  // namespace precis::cli

@@ -25,6 +25,13 @@ std::set<std::string> generation_option_names() {
 
 std::set<std::string> generation_flag_names() { return {"--early-stopping"}; }
 
+std::set<std::string> summarize_option_names() {
+    std::set<std::string> names = attention_option_names();
+    names.merge(generation_option_names());
+    names.insert({"--model", "--device"});
+    return names;
+}
+
 namespace {
 
 EncoderAttention parse_attention_kind(const std::string& s) {

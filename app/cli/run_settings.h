@@ -21,6 +21,8 @@ namespace precis::cli {
 std::set<std::string> attention_option_names();   // --attention, --sparsity-type, ...
 std::set<std::string> generation_option_names();  // --beams, --length-penalty, ...
 std::set<std::string> generation_flag_names();    // --early-stopping
+// Everything a summarizing command takes: attention, generation, --model, --device.
+std::set<std::string> summarize_option_names();
 
 // Loading options implied by the attention flags (extrapolation, in-memory conversion).
 struct LoadedRun {

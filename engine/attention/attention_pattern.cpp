@@ -23,18 +23,6 @@ const char* pattern_kind_name(PatternKind k) {
 
 namespace {
 
-const char* lsg_type_label(SparsityType t) {
-    switch (t) {
-        case SparsityType::None: return "none";
-        case SparsityType::Norm: return "norm";
-        case SparsityType::Pooling: return "pooling";
-        case SparsityType::Stride: return "stride";
-        case SparsityType::BlockStride: return "block_stride";
-        case SparsityType::BosPooling: return "bos_pooling";
-        case SparsityType::Lsh: return "lsh";
-    }
-    return "unknown";
-}
 
 PatternSpan span(int q0, int q1, int k0, int k1, int count, PatternKind kind) {
     PatternSpan sp;
@@ -136,7 +124,7 @@ AttentionPattern lsg_attention_pattern(const LsgSettings& s, int num_global, int
         pat.spans.push_back(span(q0, q1, G + l0, G + l1, l1 - l0, PatternKind::Local));
     }
     const int per_query = G + (sparse ? 2 * SB : 0) + 3 * B;
-    pat.summary = std::string("LSG ") + (sparse ? lsg_type_label(s.sparsity_type) : "none") + ": B=" +
+    pat.summary = std::string("LSG ") + (sparse ? sparsity_type_name(s.sparsity_type) : "none") + ": B=" +
                   std::to_string(B) + (sparse ? " SB=" + std::to_string(SB) + " f=" + std::to_string(f) : "") +
                   " G=" + std::to_string(G) + ", up to " + std::to_string(per_query) + " keys per query" +
                   (sparse && (type == SparsityType::Norm || type == SparsityType::Lsh) && f > 1

@@ -35,18 +35,6 @@ SparseBuild sparse_build_of(const LsgSettings& s) {
     return SparseBuild::Identity;  // unreachable after validation
 }
 
-const char* type_name(SparsityType t) {  // local: config.cpp is not a dependency here
-    switch (t) {
-        case SparsityType::None: return "none";
-        case SparsityType::Norm: return "norm";
-        case SparsityType::Pooling: return "pooling";
-        case SparsityType::Stride: return "stride";
-        case SparsityType::BlockStride: return "block_stride";
-        case SparsityType::BosPooling: return "bos_pooling";
-        case SparsityType::Lsh: return "lsh";
-    }
-    return "unknown";
-}
 
 // "valid" in the reference is ~mask.bool(): an additive mask entry of exactly 0.
 inline bool is_valid(float m) { return m == 0.0f; }
@@ -333,7 +321,7 @@ void check_lsg_attention_settings(const LsgSettings& s, int T) {
         const int bs = std::min(B, SB);
         check(!sparse_path || T % bs == 0, "LSG attention: the padded length " + std::to_string(T) +
                                " must be a multiple of min(block_size, sparse_block_size) = " + std::to_string(bs) +
-                               " for sparsity type " + type_name(s.sparsity_type));
+                               " for sparsity type " + sparsity_type_name(s.sparsity_type));
         check(bs % f == 0, "LSG attention: min(block_size, sparse_block_size) = " + std::to_string(bs) +
                                " must be divisible by sparsity_factor " + std::to_string(f));
         if (s.sparsity_type == SparsityType::Lsh) {
