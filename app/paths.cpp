@@ -42,7 +42,10 @@ std::vector<fs::path> data_roots() {
 
 fs::path user_data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
 fs::path user_models_dir() { return user_data_dir() / "models"; }
-fs::path default_library_path() { return user_data_dir() / "library.sqlite"; }
+fs::path default_library_path() {
+    if (const char* e = std::getenv("PRECIS_LIBRARY"); e && *e) return e;
+    return user_data_dir() / "library.sqlite";
+}
 
 fs::path user_default_model() { return first_model_in(user_models_dir()); }
 

@@ -7,7 +7,7 @@ namespace precis {
 
 std::filesystem::path user_data_dir();     // $XDG_DATA_HOME/precis
 std::filesystem::path user_models_dir();   // user_data_dir()/models
-std::filesystem::path default_library_path();  // user_data_dir()/library.sqlite
+std::filesystem::path default_library_path();  // $PRECIS_LIBRARY, else user_data_dir()/library.sqlite
 
 // The first model folder (one with a config.json) in user_models_dir(), by name; empty if none.
 std::filesystem::path user_default_model();

@@ -1,5 +1,7 @@
 #include "app/library/library.h"
 
+#include "app/paths.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QHash>
@@ -236,11 +238,8 @@ struct Library::Impl {
 };
 
 QString Library::default_path() {
-    const QString env = qEnvironmentVariable("PRECIS_LIBRARY");
-    if (!env.isEmpty()) return env;
-    QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-    if (dir.isEmpty()) dir = QDir::homePath() + QStringLiteral("/.local/share/precis");
-    return dir + QStringLiteral("/library.sqlite");
+    // One definition for the GUI and every command: app/paths.h.
+    return QString::fromStdString(default_library_path().string());
 }
 
 Library::Library(const QString& path) : d_(std::make_unique<Impl>(path)) {

@@ -132,7 +132,7 @@ class Library {
 public:
     static constexpr int kSchemaVersion = 2;
 
-    // $PRECIS_LIBRARY if set, else <QStandardPaths::AppDataLocation>/library.sqlite.
+    // $PRECIS_LIBRARY if set, else the user data folder's library.sqlite (app/paths.h).
     static QString default_path();
 
     explicit Library(const QString& path);  // opens or creates, migrates; throws LibraryError

@@ -18,17 +18,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CliRun {
     int code = -1;
     std::string out, err;
 };
 
-Run precis(const std::string& args, const std::string& env = "") {
+CliRun precis(const std::string& args, const std::string& env = "") {
     const fs::path dir = scratch_dir("cli-run");
     const std::string cmd = env + " '" + (binary_dir() / "bin/precis").string() + "' " + args + " >'" +
                             (dir / "out").string() + "' 2>'" + (dir / "err").string() + "'";
     const int status = std::system(cmd.c_str());
-    Run r;
+    CliRun r;
     r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     auto slurp = [](const fs::path& p) {
         std::ifstream f(p);
@@ -48,7 +48,7 @@ std::string quote(const std::string& s) {
 const std::string kTok = (fixtures_dir() / "tokenizer/bart").string();
 
 TEST(Cli, TokenizePrintsSpaceSeparatedIdsAndJson) {
-    Run r = precis("tokenize --model " + kTok + " " + quote("Hello world"));
+    CliRun r = precis("tokenize --model " + kTok + " " + quote("Hello world"));
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.out, "0 31414 232 2\n");
     r = precis("tokenize --model " + kTok + " --json " + quote("Hello world"));
@@ -77,7 +77,7 @@ TEST(Cli, ForwardWritesTheFixtureTensorsForACase) {
     std::vector<std::pair<std::string, Tensor>> lsh;
     for (auto& n : c.manifest["lsh_R"]) lsh.emplace_back(n.get<std::string>(), c.tensors.at(n.get<std::string>()));
     write_safetensors(dir / "lsh.safetensors", lsh);
-    Run r = precis("forward --model " + c.model_dir.string() + " --input " + (dir / "in.json").string() + " --out " +
+    CliRun r = precis("forward --model " + c.model_dir.string() + " --input " + (dir / "in.json").string() + " --out " +
                    (dir / "out.safetensors").string() + " --lsh-projections " + (dir / "lsh.safetensors").string() +
                    " --generate beam --beams 4 --length-penalty 2 --no-repeat-ngram 3 --min-length 5 --max-length 24 --early-stopping");
     ASSERT_EQ(r.code, 0) << r.err;
@@ -94,7 +94,7 @@ TEST(Cli, ForwardWritesTheFixtureTensorsForACase) {
 TEST(Cli, SummarizeWithoutAModelFallsBackLoudlyToTheTestModel) {
     const fs::path dir = scratch_dir("cli-summarize");
     std::ofstream(dir / "doc.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled.\n";
-    Run r = precis("summarize --json --max-length 12 " + (dir / "doc.txt").string(),
+    CliRun r = precis("summarize --json --max-length 12 " + (dir / "doc.txt").string(),
                    "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("MEANINGLESS"), std::string::npos) << r.err;
@@ -122,7 +122,7 @@ TEST(Cli, BadInputGivesOneClearLineNamingTheFileAndANonZeroExit) {
         {"summarize --beams zero x.txt", "--beams"},
     };
     for (const Case& c : cases) {
-        Run r = precis(c.args, "XDG_DATA_HOME=" + (dir / "data").string());
+        CliRun r = precis(c.args, "XDG_DATA_HOME=" + (dir / "data").string());
         EXPECT_NE(r.code, 0) << c.args;
         EXPECT_NE(r.err.find(c.must_name), std::string::npos) << c.args << " -> " << r.err;
         EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
@@ -139,17 +139,17 @@ TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {
     std::ofstream(dir / "docs/broken.pdf") << "%PDF-1.4 this is not really a pdf";
     const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=";
     const std::string lib = (dir / "lib.sqlite").string();
-    Run r = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
+    CliRun r = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
     EXPECT_EQ(r.code, 1) << r.err;  // some files failed
     EXPECT_NE(r.err.find("empty.txt"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("broken.pdf"), std::string::npos) << r.err;
-    Run list = precis("library list --library " + lib, env);
+    CliRun list = precis("library list --library " + lib, env);
     ASSERT_EQ(list.code, 0) << list.err;
     EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 3) << list.out;
     // Running again resumes: nothing left to do, nothing duplicated.
-    Run again = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
+    CliRun again = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
     EXPECT_NE(again.err.find("resumed"), std::string::npos) << again.err;
-    Run list2 = precis("library list --library " + lib, env);
+    CliRun list2 = precis("library list --library " + lib, env);
     EXPECT_EQ(list2.out, list.out);
 }
 
@@ -168,7 +168,7 @@ TEST(Cli, ClassifyJsonListsEveryLabelWithScoresAndThePrediction) {
         fs::copy_file(fixtures_dir() / "tokenizer/bart" / f, model / f);
     const fs::path dir = scratch_dir("cli-classify");
     std::ofstream(dir / "doc.txt") << "The orchestra tuned their instruments before the concert began.";
-    Run r = precis("classify --json --model " + model.string() + " --labels " + quote("music, sport, cooking") + " " +
+    CliRun r = precis("classify --json --model " + model.string() + " --labels " + quote("music, sport, cooking") + " " +
                    (dir / "doc.txt").string());
     ASSERT_EQ(r.code, 0) << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
@@ -179,7 +179,7 @@ TEST(Cli, ClassifyJsonListsEveryLabelWithScoresAndThePrediction) {
     EXPECT_NEAR(sum, 1.0, 1e-4);
     ASSERT_EQ(j["predicted"].size(), 1u);
     EXPECT_EQ(j["predicted"][0], j["scores"][0]["label"]);
-    Run multi = precis("classify --json --multi-label --threshold 0 --model " + model.string() + " --labels " +
+    CliRun multi = precis("classify --json --multi-label --threshold 0 --model " + model.string() + " --labels " +
                        quote("music, sport") + " " + (dir / "doc.txt").string());
     ASSERT_EQ(multi.code, 0) << multi.err;
     EXPECT_EQ(nlohmann::json::parse(multi.out)["predicted"].size(), 2u);

@@ -1,0 +1,153 @@
+#include "app/worker/engine_settings.h"
+
+#include <QSettings>
+
+#include <cstdlib>
+
+#include "app/paths.h"
+#include "engine/core/error.h"
+#include "engine/model/encoder.h"
+#include "kernels/device_query.h"
+
+namespace precis {
+
+namespace fs = std::filesystem;
+
+EngineSettings load_engine_settings(const QSettings& q) {
+    EngineSettings d, s;
+    s.model_dir = q.value("model/dir", d.model_dir).toString();
+    s.device = q.value("engine/device", d.device).toString();
+    s.attention = q.value("attention/kind", d.attention).toString();
+    s.lsg_override = q.value("attention/lsg_override", d.lsg_override).toBool();
+    try {
+        s.sparsity_type = parse_sparsity_type(
+            q.value("attention/sparsity_type", sparsity_type_name(d.sparsity_type)).toString().toStdString());
+    } catch (const Error&) {
+        s.sparsity_type = d.sparsity_type;  // a hand-edited settings file: fall back quietly
+    }
+    s.block_size = q.value("attention/block_size", d.block_size).toInt();
+    s.sparse_block_size = q.value("attention/sparse_block_size", d.sparse_block_size).toInt();
+    s.sparsity_factor = q.value("attention/sparsity_factor", d.sparsity_factor).toInt();
+    s.num_global_tokens = q.value("attention/num_global_tokens", d.num_global_tokens).toInt();
+    s.fovea_block_size = q.value("attention/fovea_block_size", d.fovea_block_size).toInt();
+    s.fovea_wing = q.value("attention/fovea_wing", d.fovea_wing).toInt();
+    s.max_positions = q.value("attention/max_positions", d.max_positions).toInt();
+    s.generation_override = q.value("generation/override", d.generation_override).toBool();
+    s.num_beams = q.value("generation/num_beams", d.num_beams).toInt();
+    s.length_penalty = q.value("generation/length_penalty", d.length_penalty).toDouble();
+    s.min_length = q.value("generation/min_length", d.min_length).toInt();
+    s.max_length = q.value("generation/max_length", d.max_length).toInt();
+    s.no_repeat_ngram_size = q.value("generation/no_repeat_ngram_size", d.no_repeat_ngram_size).toInt();
+    if (s.attention != "model" && s.attention != "lsg" && s.attention != "full" && s.attention != "fovea")
+        s.attention = d.attention;
+    if (s.device != "auto" && s.device != "cpu" && s.device != "cuda") s.device = d.device;
+    return s;
+}
+
+void save_engine_settings(QSettings& q, const EngineSettings& s) {
+    q.setValue("model/dir", s.model_dir);
+    q.setValue("engine/device", s.device);
+    q.setValue("attention/kind", s.attention);
+    q.setValue("attention/lsg_override", s.lsg_override);
+    q.setValue("attention/sparsity_type", QString::fromLatin1(sparsity_type_name(s.sparsity_type)));
+    q.setValue("attention/block_size", s.block_size);
+    q.setValue("attention/sparse_block_size", s.sparse_block_size);
+    q.setValue("attention/sparsity_factor", s.sparsity_factor);
+    q.setValue("attention/num_global_tokens", s.num_global_tokens);
+    q.setValue("attention/fovea_block_size", s.fovea_block_size);
+    q.setValue("attention/fovea_wing", s.fovea_wing);
+    q.setValue("attention/max_positions", s.max_positions);
+    q.setValue("generation/override", s.generation_override);
+    q.setValue("generation/num_beams", s.num_beams);
+    q.setValue("generation/length_penalty", s.length_penalty);
+    q.setValue("generation/min_length", s.min_length);
+    q.setValue("generation/max_length", s.max_length);
+    q.setValue("generation/no_repeat_ngram_size", s.no_repeat_ngram_size);
+}
+
+LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_lsg) {
+    LsgSettings l = model_lsg;
+    if (!s.lsg_override) return l;
+    l.sparsity_type = s.sparsity_type;
+    l.block_size = s.block_size;
+    l.sparse_block_size = s.sparse_block_size;
+    l.sparsity_factor = s.sparsity_factor;
+    l.num_global_tokens = s.num_global_tokens;
+    return l;
+}
+
+ResolvedModel resolve_model(const EngineSettings& s) {
+    if (!s.model_dir.isEmpty()) {
+        const fs::path dir(s.model_dir.toStdString());
+        // The fixture test model keeps its tokenizer apart; chosen by folder it still needs it.
+        std::error_code ec;
+        if (TestModel t = fixture_test_model(); !t.dir.empty() && fs::equivalent(dir, t.dir, ec))
+            return {t.dir, t.tokenizer_dir, true, "settings"};
+        return {dir, {}, false, "settings"};
+    }
+    if (const char* e = std::getenv("PRECIS_MODEL"); e && *e) return {fs::path(e), {}, false, "PRECIS_MODEL"};
+    if (fs::path user = user_default_model(); !user.empty()) return {user, {}, false, "user model folder"};
+    if (fs::path bundled = bundled_model(); !bundled.empty()) return {bundled, {}, false, "bundled"};
+    if (TestModel t = fixture_test_model(); !t.dir.empty()) return {t.dir, t.tokenizer_dir, true, "test fixture"};
+    throw Error("No summarization model is installed: use Settings > Import model... to add a HuggingFace BART or "
+                "LSG-BART folder (it goes to " + user_models_dir().string() + ").");
+}
+
+LoadOptions load_options_for(const EngineSettings& s, const ResolvedModel& where) {
+    LoadOptions lo;
+    lo.tokenizer_dir = where.tokenizer_dir;
+    if (s.max_positions > 0) lo.max_positions = s.max_positions;
+    if (s.attention == "lsg") {
+        // Only acts on a plain BART checkpoint: it gets global embeddings and LSG settings in memory.
+        lo.convert_to_lsg = true;
+        lo.lsg = lsg_settings_for(s, LsgSettings{});
+    }
+    return lo;
+}
+
+SummarizeOptions summarize_options_for(const EngineSettings& s, const Model& model) {
+    SummarizeOptions o;
+    o.attention = native_attention_options(model);
+    if (s.attention == "lsg") o.attention.kind = EncoderAttention::Lsg;
+    if (s.attention == "full") o.attention.kind = EncoderAttention::Full;
+    if (s.attention == "fovea") o.attention.kind = EncoderAttention::Fovea;
+    o.attention.lsg = lsg_settings_for(s, o.attention.lsg);
+    if (o.attention.kind == EncoderAttention::Lsg) o.attention.lsg.validate("The LSG settings");
+    o.attention.fovea.block_size = s.fovea_block_size;
+    o.attention.fovea.wing = s.fovea_wing;
+    check(s.fovea_block_size > 0 && s.fovea_wing > 0, "The Fovea block size and wing must be positive.");
+
+    o.generation = model.generation_config();
+    if (s.generation_override) {
+        GenerationConfig& g = o.generation;
+        g.num_beams = s.num_beams;
+        g.length_penalty = s.length_penalty;
+        g.min_length = s.min_length;
+        g.max_length = s.max_length;
+        g.max_new_tokens.reset();
+        g.no_repeat_ngram_size = s.no_repeat_ngram_size;
+        check(g.num_beams >= 1, "The number of beams must be at least 1.");
+        check(g.min_length >= 0 && g.no_repeat_ngram_size >= 0,
+              "The minimum length and the no-repeat n-gram size must not be negative.");
+        check(g.min_length < g.max_length, "The minimum summary length must be below the maximum length.");
+        const int64_t positions = model.weights().decoder_positions.dim(0) - 2;
+        check(g.max_length <= positions, "The maximum summary length " + std::to_string(g.max_length) +
+                                             " exceeds the " + std::to_string(positions) +
+                                             " positions of this model's decoder.");
+    }
+    return o;
+}
+
+DeviceChoice choose_device(const QString& requested) {
+    if (requested == "cpu") return {"cpu", {}};
+    std::string why;
+    const auto devices = cuda::list_devices(&why);
+    if (!devices.empty())
+        return {"cpu", QString::fromStdString("Found " + devices[0].name +
+                                              ", but this build has no CUDA inference backend; running on the CPU.")};
+    if (requested == "cuda")
+        return {"cpu", QString::fromStdString("No usable CUDA device (" + why + "); running on the CPU.")};
+    return {"cpu", {}};
+}
+
+}  // namespace precis

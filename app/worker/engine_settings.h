@@ -1,0 +1,76 @@
+#pragma once
+// What the desktop application lets the user choose about a run (model folder, device,
+// encoder attention with its LSG/Fovea settings, generation settings), how those choices
+// persist in QSettings, and how they turn into the engine's LoadOptions and
+// SummarizeOptions. Qt Core only: the settings dialog edits an EngineSettings, the worker
+// thread applies it.
+#include <QString>
+
+#include <filesystem>
+
+#include "engine/model/config.h"
+#include "engine/model/model.h"
+#include "engine/pipeline/summarizer.h"
+
+class QSettings;
+
+namespace precis {
+
+struct EngineSettings {
+    QString model_dir;         // empty: found automatically (see resolve_model)
+    QString device = "auto";   // "auto", "cpu" or "cuda"
+
+    QString attention = "model";  // "model" (as the checkpoint was saved), "lsg", "full" or "fovea"
+    bool lsg_override = false;    // false: the model's own LSG settings
+    SparsityType sparsity_type = SparsityType::Norm;
+    int block_size = 128;
+    int sparse_block_size = 128;
+    int sparsity_factor = 2;
+    int num_global_tokens = 1;
+    int fovea_block_size = 64;
+    int fovea_wing = 1;
+    int max_positions = 0;  // 0: the model's own; more tiles the position table (longer input)
+
+    bool generation_override = false;  // false: the model's generation_config.json
+    int num_beams = 4;
+    double length_penalty = 2.0;
+    int min_length = 0;
+    int max_length = 256;
+    int no_repeat_ngram_size = 3;
+
+    bool operator==(const EngineSettings&) const = default;
+};
+
+EngineSettings load_engine_settings(const QSettings& settings);
+void save_engine_settings(QSettings& settings, const EngineSettings& s);
+
+// The effective LSG settings the user asked for (the model's when not overridden).
+LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_lsg);
+
+// Which model folder a run uses and why.
+struct ResolvedModel {
+    std::filesystem::path dir;
+    std::filesystem::path tokenizer_dir;  // empty: the model folder itself
+    bool is_test_model = false;           // the tiny random fixture model: its output is meaningless
+    QString source;                       // "settings", "PRECIS_MODEL", "user model folder", "bundled", "test fixture"
+};
+// settings.model_dir, else $PRECIS_MODEL, else the first folder in user_models_dir(), else
+// the bundled model, else the fixture test model. Throws precis::Error when there is none.
+ResolvedModel resolve_model(const EngineSettings& s);
+
+LoadOptions load_options_for(const EngineSettings& s, const ResolvedModel& where);
+
+// Options for one summary with this model; throws precis::Error with one sentence naming
+// the setting that the model cannot honour (invalid LSG geometry, max length beyond the
+// decoder's positions, ...).
+SummarizeOptions summarize_options_for(const EngineSettings& s, const Model& model);
+
+// The device the run will actually use ("cpu" in this build) and, when that differs from
+// the request, a one-sentence notice for the user; empty otherwise.
+struct DeviceChoice {
+    QString device;
+    QString notice;
+};
+DeviceChoice choose_device(const QString& requested);
+
+}  // namespace precis

@@ -1,0 +1,328 @@
+#include "app/worker/engine_worker.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFile>
+#include <QFileInfo>
+
+#include "app/batch/batch_runner.h"
+#include "app/batch/records.h"
+#include "app/ingest/ingest.h"
+#include "app/library/library.h"
+#include "app/paths.h"
+#include "app/worker/encoder_runs.h"
+#include "app/worker/model_cache.h"
+#include "engine/backend/backend.h"
+#include "engine/convert/bart_to_lsg.h"
+#include "engine/core/error.h"
+#include "engine/model/model.h"
+
+namespace precis {
+
+namespace fs = std::filesystem;
+
+struct EngineWorker::Run {
+    ResolvedModel where;
+    std::shared_ptr<const Model> model;
+    SummarizeOptions options;
+    DeviceChoice device;
+};
+
+namespace {
+
+// The heat map never needs more cells than a screen has pixels.
+constexpr int kMaxAttentionGrid = 1024;
+
+QString stage_text(RunStage stage, int done, int total) {
+    switch (stage) {
+        case RunStage::Encoding: return QStringLiteral("encoding layer %1/%2").arg(done).arg(total);
+        case RunStage::Generating: return QStringLiteral("generating token %1/%2").arg(done).arg(total);
+        case RunStage::Classifying: return QStringLiteral("classifying %1/%2").arg(done).arg(total);
+    }
+    return {};
+}
+
+// The settings a stored summary was made with, so re-tracing it runs the same encoder.
+EngineSettings settings_for_summary(const SummaryRecord& s, EngineSettings base) {
+    const QJsonObject& p = s.parameters;
+    base.model_dir = s.model_path;
+    base.attention = p.value("attention").toString(base.attention);
+    if (base.attention == "lsg" && p.contains("block_size")) {
+        base.lsg_override = true;
+        try {
+            base.sparsity_type = parse_sparsity_type(p.value("sparsity_type").toString().toStdString());
+        } catch (const Error&) {
+        }
+        base.block_size = p.value("block_size").toInt(base.block_size);
+        base.sparse_block_size = p.value("sparse_block_size").toInt(base.sparse_block_size);
+        base.sparsity_factor = p.value("sparsity_factor").toInt(base.sparsity_factor);
+        base.num_global_tokens = p.value("num_global_tokens").toInt(base.num_global_tokens);
+    }
+    base.fovea_block_size = p.value("fovea_block_size").toInt(base.fovea_block_size);
+    base.fovea_wing = p.value("fovea_wing").toInt(base.fovea_wing);
+    return base;
+}
+
+void copy_folder(const QString& from, const QString& to) {
+    QDir().mkpath(to);
+    QDirIterator it(from, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString src = it.next();
+        const QString dst = to + "/" + QDir(from).relativeFilePath(src);
+        QDir().mkpath(QFileInfo(dst).absolutePath());
+        if (!QFile::copy(src, dst)) throw Error("Could not copy " + src.toStdString() + " to " + dst.toStdString() + ".");
+    }
+}
+
+// A folder name under user_models_dir() that is not taken yet.
+fs::path free_model_folder(const std::string& name) {
+    fs::path dst = user_models_dir() / name;
+    for (int i = 2; fs::exists(dst); ++i) dst = user_models_dir() / (name + "-" + std::to_string(i));
+    return dst;
+}
+
+}  // namespace
+
+EngineWorker::EngineWorker(QString library_path, std::shared_ptr<ModelCache> models, QObject* parent)
+    : QObject(parent), library_path_(std::move(library_path)), models_(std::move(models)) {
+    register_worker_types();
+}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::request_cancel(quint64 up_to_ticket) {
+    quint64 seen = cancelled_up_to_.load();
+    while (seen < up_to_ticket && !cancelled_up_to_.compare_exchange_weak(seen, up_to_ticket)) {
+    }
+}
+
+bool EngineWorker::is_cancelled(quint64 ticket) const { return cancelled_up_to_.load() >= ticket; }
+
+Library& EngineWorker::library() {
+    if (!library_) library_ = std::make_unique<Library>(library_path_);
+    return *library_;
+}
+
+EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
+    Run run;
+    run.where = resolve_model(settings);
+    if (!fs::is_directory(run.where.dir))
+        throw Error("The model folder " + run.where.dir.string() + " does not exist.");
+    emit progress(QStringLiteral("loading model"), 0, 0);
+    run.model = models_->get(run.where.dir, load_options_for(settings, run.where));
+    run.options = summarize_options_for(settings, *run.model);
+    run.device = choose_device(settings.device);
+    if (!backend_) {
+        set_cpu_threads(0);
+        backend_ = std::shared_ptr<Backend>(make_cpu_backend());
+    }
+    const QString attention = QString::fromLatin1(encoder_attention_name(run.options.attention.kind));
+    if (announced_model_.lock() != run.model || attention != announced_attention_) {
+        announced_model_ = run.model;
+        announced_attention_ = attention;
+        ModelInfo info;
+        info.name = QString::fromStdString(run.model->name());
+        info.path = QString::fromStdString(run.model->path().string());
+        info.source = run.where.source;
+        info.is_test_model = run.where.is_test_model;
+        info.attention = attention;
+        info.lsg = run.options.attention.lsg;
+        info.fovea = run.options.attention.fovea;
+        info.max_input_tokens = run.model->max_input_tokens();
+        info.encoder_layers = run.model->config().encoder_layers;
+        info.encoder_heads = run.model->config().encoder_heads;
+        info.device = run.device.device;
+        info.device_notice = run.device.notice;
+        emit model_ready(info);
+        if (!run.device.notice.isEmpty()) emit notice(run.device.notice);
+    }
+    return run;
+}
+
+RunCallbacks EngineWorker::callbacks_for(quint64 ticket, const Model* model, qint64 document_id) {
+    RunCallbacks cb;
+    cb.should_abort = [this, ticket] { return is_cancelled(ticket); };
+    cb.progress = [this](RunStage stage, int done, int total) { emit progress(stage_text(stage, done, total), done, total); };
+    if (model && model->tokenizer())
+        cb.on_tokens = [this, model, document_id](int item, const std::vector<int64_t>& tokens) {
+            if (item == 0) emit partial_summary(document_id, QString::fromStdString(model->tokenizer()->decode(tokens, true)).trimmed());
+        };
+    return cb;
+}
+
+void EngineWorker::guarded(quint64 ticket, const std::function<void()>& body) {
+    try {
+        if (is_cancelled(ticket)) throw Cancelled();
+        body();
+    } catch (const Cancelled&) {
+        emit cancelled(ticket);
+    } catch (const IngestError& e) {
+        emit failed(ticket, e.message());
+    } catch (const std::exception& e) {
+        emit failed(ticket, QString::fromUtf8(e.what()));
+    }
+    emit request_done(ticket);
+}
+
+void EngineWorker::prepare_model(quint64 ticket, const EngineSettings& settings) {
+    guarded(ticket, [&] {
+        announced_model_.reset();  // always report, even when nothing changed
+        prepare(settings);
+    });
+}
+
+void EngineWorker::open_document(quint64 ticket, const QString& path, const QString& password) {
+    guarded(ticket, [&] {
+        emit progress(QStringLiteral("reading"), 0, 0);
+        IngestOptions opts;
+        opts.password = password;
+        IngestedDocument doc;
+        try {
+            doc = ingest_file(path, opts);
+        } catch (const IngestError& e) {
+            if (e.kind() != IngestErrorKind::Encrypted) throw;
+            emit password_needed(path, !password.isEmpty());
+            return;
+        }
+        OpenedDocument opened;
+        opened.document_id = library().add_or_get_document(doc, &opened.added);
+        opened.path = path;
+        opened.notes = doc.notes;
+        emit document_opened(opened);
+    });
+}
+
+void EngineWorker::summarize(quint64 ticket, qint64 document_id, const EngineSettings& settings) {
+    guarded(ticket, [&] {
+        emit progress(QStringLiteral("reading"), 0, 0);
+        std::optional<DocumentRecord> doc = library().document(document_id);
+        if (!doc) throw Error("The document is no longer in the library.");
+        Run run = prepare(settings);
+        run.options.source_attention = true;
+        Summarizer summarizer(run.model, backend_);
+        const RunCallbacks cb = callbacks_for(ticket, run.model.get(), document_id);
+        SummaryResult r = summarizer.summarize(doc->text.toStdString(), run.options, cb);
+        // A cancel that arrived as the last token came out still means "do not keep it".
+        cb.check_abort();
+        const qint64 id = library().add_summary(make_summary_record(document_id, *run.model, r, run.options, run.device.device));
+        SummaryOutcome out;
+        out.summary_id = id;
+        out.document_id = document_id;
+        out.passages = source_passages(doc->text, doc->page_offsets, r.source_weights, r.source_spans);
+        out.input_tokens = r.input_tokens;
+        out.tokens_read = r.tokens_read;
+        out.truncated = r.truncated;
+        emit summary_finished(out);
+    });
+}
+
+void EngineWorker::trace_sources(quint64 ticket, qint64 summary_id, const EngineSettings& settings) {
+    guarded(ticket, [&] {
+        std::optional<SummaryRecord> summary = library().summary(summary_id);
+        if (!summary) throw Error("The summary is no longer in the library.");
+        std::optional<DocumentRecord> doc = library().document(summary->document_id);
+        if (!doc) throw Error("The summary's document is no longer in the library.");
+        if (!QFileInfo(summary->model_path).isDir())
+            throw Error("The model that made this summary (" + summary->model_path.toStdString() + ") is gone, so its sources cannot be traced.");
+        Run run = prepare(settings_for_summary(*summary, settings));
+        std::vector<int64_t> ids(summary->summary_ids.begin(), summary->summary_ids.end());
+        const SourceWeights w = trace_summary_sources(*run.model, *backend_, doc->text.toStdString(), run.options, ids,
+                                                      callbacks_for(ticket, nullptr, 0));
+        SourceTrace trace;
+        trace.summary_id = summary_id;
+        trace.passages = source_passages(doc->text, doc->page_offsets, w.weights, w.byte_spans);
+        emit sources_traced(trace);
+    });
+}
+
+void EngineWorker::capture_attention(quint64 ticket, const AttentionRequest& request) {
+    guarded(ticket, [&] {
+        std::optional<DocumentRecord> doc = library().document(request.document_id);
+        if (!doc) throw Error("Open a document first: the attention weights are computed on it.");
+        Run run = prepare(request.settings);
+        CapturedAttention c = capture_encoder_attention(*run.model, *backend_, doc->text.toStdString(), run.options,
+                                                        request.layer, request.head, kMaxAttentionGrid,
+                                                        callbacks_for(ticket, nullptr, 0));
+        AttentionCaptureResult out;
+        out.document_id = request.document_id;
+        out.layer = request.layer;
+        out.head = request.head;
+        out.num_global = c.num_global;
+        out.rows = c.rows;
+        out.tokens_read = c.tokens_read;
+        out.sparse_path = c.sparse_path;
+        out.attention = QString::fromLatin1(encoder_attention_name(run.options.attention.kind));
+        out.grid = c.grid;
+        out.cells = std::move(c.cells);
+        out.max_weight = c.max_weight;
+        emit attention_captured(out);
+    });
+}
+
+void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
+    guarded(ticket, [&] {
+        Run run = prepare(request.settings);
+        Summarizer summarizer(run.model, backend_);
+        BatchOptions opts;
+        opts.root = request.root;
+        opts.recursive = request.recursive;
+        opts.retry_failed = request.retry_failed;
+        opts.summarize = run.options;
+        opts.device = run.device.device;
+        BatchCallbacks cb;
+        cb.on_file_started = [this](int finished, int total, const QString& path) { emit batch_file_started(finished, total, path); };
+        cb.on_file_finished = [this](const QString& path, bool ok, const QString& error) { emit batch_file_finished(path, ok, error); };
+        cb.run = callbacks_for(ticket, run.model.get(), 0);
+        const BatchReport report = precis::run_batch(library(), summarizer, opts, cb);
+        BatchOutcome out;
+        out.total = report.total;
+        out.done_before = report.done_before;
+        out.done_now = report.done_now;
+        out.resumed = report.resumed;
+        out.cancelled = report.cancelled;
+        for (const BatchFailure& f : report.failures) out.failures.push_back({f.path, f.reason});
+        emit batch_finished(out);
+    });
+}
+
+void EngineWorker::import_model(quint64 ticket, const QString& source_dir, const EngineSettings& settings) {
+    guarded(ticket, [&] {
+        const fs::path src(source_dir.toStdString());
+        if (!fs::exists(src / "config.json"))
+            throw Error("The folder " + src.string() + " has no config.json, so it is not a HuggingFace model folder.");
+        const ModelConfig cfg = parse_model_config(src / "config.json");
+        fs::create_directories(user_models_dir());
+        fs::path dst;
+        QString message;
+        if (cfg.is_lsg) {
+            emit progress(QStringLiteral("copying the LSG model"), 0, 0);
+            dst = free_model_folder(src.filename().string());
+            copy_folder(source_dir, QString::fromStdString(dst.string()));
+            message = QStringLiteral("Imported the LSG model into %1.").arg(QString::fromStdString(dst.string()));
+        } else {
+            emit progress(QStringLiteral("converting BART to LSG"), 0, 0);
+            ConversionOptions conv;
+            conv.max_positions = settings.max_positions > 0 ? settings.max_positions : 4096;
+            const LsgSettings lsg = lsg_settings_for(settings, LsgSettings{});
+            conv.block_size = lsg.block_size;
+            conv.sparse_block_size = lsg.sparse_block_size;
+            conv.sparsity_factor = lsg.sparsity_factor;
+            conv.sparsity_type = sparsity_type_name(lsg.sparsity_type);
+            conv.num_global_tokens = lsg.num_global_tokens;
+            dst = free_model_folder(src.filename().string() + "-lsg");
+            convert_bart_folder(src, dst, conv);
+            message = QStringLiteral("Converted the BART model to LSG (%1 positions) into %2.")
+                          .arg(conv.max_positions)
+                          .arg(QString::fromStdString(dst.string()));
+        }
+        ModelRecord rec;
+        rec.name = QString::fromStdString(dst.filename().string());
+        rec.path = QString::fromStdString(dst.string());
+        rec.architecture = QString::fromStdString(cfg.architecture);
+        rec.attention = QStringLiteral("lsg");
+        library().register_model(rec);
+        emit model_imported(rec.path, message);
+    });
+}
+
+}  // namespace precis

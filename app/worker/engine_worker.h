@@ -1,0 +1,83 @@
+#pragma once
+// The engine worker: a QObject that lives on its own QThread (see EngineThread) and does
+// everything slow — ingesting documents, loading models, summarizing, batch runs,
+// attention capture, model import — so the UI thread never blocks. Requests arrive as
+// queued calls carrying a ticket; results, progress and streamed text leave as signals.
+//
+// Cancel: request_cancel(ticket) may be called from any thread. It marks every request up
+// to that ticket as cancelled; the engine's should_abort callback reads the mark between
+// encoder layers and generated tokens, so a run stops within a fraction of a second and
+// nothing is written to the library for it.
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <functional>
+#include <memory>
+
+#include "app/worker/engine_settings.h"
+#include "app/worker/worker_types.h"
+
+namespace precis {
+
+class Backend;
+class Library;
+class ModelCache;
+class Model;
+
+class EngineWorker : public QObject {
+    Q_OBJECT
+public:
+    EngineWorker(QString library_path, std::shared_ptr<ModelCache> models, QObject* parent = nullptr);
+    ~EngineWorker() override;
+
+    // Thread-safe: cancels the request with this ticket and every earlier one.
+    void request_cancel(quint64 up_to_ticket);
+
+    // --- requests (call on the worker's thread, e.g. through EngineThread)
+    void prepare_model(quint64 ticket, const EngineSettings& settings);
+    void open_document(quint64 ticket, const QString& path, const QString& password);
+    void summarize(quint64 ticket, qint64 document_id, const EngineSettings& settings);
+    void trace_sources(quint64 ticket, qint64 summary_id, const EngineSettings& settings);
+    void capture_attention(quint64 ticket, const AttentionRequest& request);
+    void run_batch(quint64 ticket, const BatchRequest& request);
+    void import_model(quint64 ticket, const QString& source_dir, const EngineSettings& settings);
+
+signals:
+    void model_ready(const precis::ModelInfo& info);
+    // stage: "reading", "loading model", "encoding layer 3/12", "generating token 17/256", ...
+    void progress(const QString& stage, int done, int total);
+    void partial_summary(qint64 document_id, const QString& text);
+    void document_opened(const precis::OpenedDocument& document);
+    void password_needed(const QString& path, bool wrong_password);
+    void summary_finished(const precis::SummaryOutcome& outcome);
+    void sources_traced(const precis::SourceTrace& trace);
+    void attention_captured(const precis::AttentionCaptureResult& result);
+    void batch_file_started(int finished, int total, const QString& path);
+    void batch_file_finished(const QString& path, bool ok, const QString& error);
+    void batch_finished(const precis::BatchOutcome& outcome);
+    void model_imported(const QString& model_dir, const QString& message);
+    void notice(const QString& message);   // something the user should know; the run went on
+    void failed(quint64 ticket, const QString& message);  // one sentence: what went wrong
+    void cancelled(quint64 ticket);
+    void request_done(quint64 ticket);     // after every request, whatever its outcome
+
+private:
+    struct Run;  // a loaded model with its backend and options for one request
+    Run prepare(const EngineSettings& settings);
+    RunCallbacks callbacks_for(quint64 ticket, const Model* model, qint64 document_id);
+    bool is_cancelled(quint64 ticket) const;
+    Library& library();
+    // Runs `body`, turning exceptions into failed()/cancelled()/password_needed().
+    void guarded(quint64 ticket, const std::function<void()>& body);
+
+    QString library_path_;
+    std::unique_ptr<Library> library_;  // opened on the worker thread, used only there
+    std::shared_ptr<ModelCache> models_;
+    std::shared_ptr<Backend> backend_;
+    std::weak_ptr<const Model> announced_model_;  // the model last reported by model_ready
+    QString announced_attention_;
+    std::atomic<quint64> cancelled_up_to_{0};
+};
+
+}  // namespace precis

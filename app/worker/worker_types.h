@@ -1,0 +1,99 @@
+#pragma once
+// What the engine worker hands back to the UI thread through queued signals. Plain
+// values (copied across threads), registered with Qt's meta-type system by
+// register_worker_types().
+#include <QMetaType>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+
+#include <vector>
+
+#include "app/worker/engine_settings.h"
+#include "app/worker/source_passages.h"
+
+namespace precis {
+
+// The model a run uses, as the UI shows it (status bar, About box, attention panel).
+struct ModelInfo {
+    QString name, path;
+    QString source;           // how it was found: "settings", "user model folder", "test fixture", ...
+    bool is_test_model = false;
+    QString attention;        // "lsg", "full" or "fovea": what runs will use
+    LsgSettings lsg;          // effective LSG settings
+    FoveaSettings fovea;
+    int max_input_tokens = 0;
+    int encoder_layers = 0, encoder_heads = 0;
+    QString device;           // "cpu", ...
+    QString device_notice;    // why the device differs from the request; empty if it does not
+};
+
+struct OpenedDocument {
+    qint64 document_id = 0;
+    QString path;
+    bool added = false;  // false: the library already had this content
+    QStringList notes;   // what ingestion could not do perfectly
+};
+
+struct SummaryOutcome {
+    qint64 summary_id = 0, document_id = 0;
+    QVector<SourcePassage> passages;  // the sentences the summary drew on
+    int input_tokens = 0, tokens_read = 0;
+    bool truncated = false;
+};
+
+struct SourceTrace {
+    qint64 summary_id = 0;
+    QVector<SourcePassage> passages;
+};
+
+struct AttentionRequest {
+    qint64 document_id = 0;
+    int layer = 0, head = 0;
+    EngineSettings settings;
+};
+
+// The captured weights of one encoder layer and head, folded onto a square grid of
+// `grid` x `grid` cells over the G + padded rows (each cell the largest weight of a query
+// row in its bucket for a key built from a row in its bucket).
+struct AttentionCaptureResult {
+    qint64 document_id = 0;
+    int layer = 0, head = 0;
+    int num_global = 0;    // G global rows first
+    int rows = 0;          // G + padded tokens
+    int tokens_read = 0;   // real tokens (before padding)
+    bool sparse_path = false;
+    QString attention;     // which attention ran
+    int grid = 0;
+    std::vector<float> cells;  // grid x grid, row-major (query bucket, key bucket)
+    float max_weight = 0;
+};
+
+struct BatchRequest {
+    QString root;
+    bool recursive = false;
+    bool retry_failed = false;
+    EngineSettings settings;
+};
+
+struct BatchFileFailure {
+    QString path, reason;
+};
+
+struct BatchOutcome {
+    int total = 0, done_before = 0, done_now = 0;
+    bool resumed = false, cancelled = false;
+    QVector<BatchFileFailure> failures;
+};
+
+void register_worker_types();
+
+}  // namespace precis
+
+Q_DECLARE_METATYPE(precis::ModelInfo)
+Q_DECLARE_METATYPE(precis::OpenedDocument)
+Q_DECLARE_METATYPE(precis::SummaryOutcome)
+Q_DECLARE_METATYPE(precis::SourceTrace)
+Q_DECLARE_METATYPE(precis::AttentionCaptureResult)
+Q_DECLARE_METATYPE(precis::BatchOutcome)
+Q_DECLARE_METATYPE(precis::EngineSettings)

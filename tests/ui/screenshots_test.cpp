@@ -1,0 +1,154 @@
+// Screenshots of the application for review (not a correctness test): runs only when
+// PRECIS_SHOTS_DIR names a folder, and writes PNGs there. Uses the fixture test model read
+// as LSG with 4,096 positions, so the sample essay is read in full and the LSG sparse path,
+// the heat map and the highlighting all have real data to show.
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTabWidget>
+
+#include "app/library/library.h"
+#include "app/worker/engine_thread.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/attention_panel.h"
+#include "ui/batch_dialog.h"
+#include "ui/document_view.h"
+#include "ui/main_window.h"
+#include "ui/pdf_pages_view.h"
+#include "ui/settings_dialog.h"
+#include "ui/summary_panel.h"
+
+namespace precis::test {
+namespace {
+
+EngineSettings lsg_settings() {
+    EngineSettings s = fixture_model_settings();
+    s.attention = "lsg";
+    s.max_positions = 4096;
+    return s;
+}
+
+class Screenshots : public ::testing::Test {
+protected:
+    void SetUp() override {
+        out_ = qEnvironmentVariable("PRECIS_SHOTS_DIR");
+        if (out_.isEmpty()) GTEST_SKIP() << "set PRECIS_SHOTS_DIR to take screenshots";
+        if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
+        QDir().mkpath(out_);
+        QSettings q;
+        q.clear();
+        save_engine_settings(q, lsg_settings());
+        dir_ = scratch_dir("screenshots");
+        ui::MainWindowOptions o;
+        o.library_path = QString::fromStdString((dir_ / "library.sqlite").string());
+        window_ = std::make_unique<ui::MainWindow>(o);
+        window_->resize(1400, 900);
+        window_->show();
+        ASSERT_TRUE(wait_until([&] { return window_->model_info().has_value() && !window_->engine()->busy(); }));
+    }
+
+    void save(QWidget* w, const QString& name) {
+        QApplication::processEvents();
+        ASSERT_TRUE(w->grab().save(out_ + "/" + name)) << name.toStdString();
+    }
+
+    qint64 open_sample_and_summarize() {
+        const QString essay = QString::fromStdString((samples_dir() / "the-quiet-work-of-rivers.txt").string());
+        window_->open_file(essay);
+        EXPECT_TRUE(wait_until([&] { return window_->current_document() != 0 && !window_->engine()->busy(); }));
+        const qint64 doc = window_->current_document();
+        window_->summarize_current();
+        EXPECT_TRUE(wait_until([&] { return !window_->library().summaries_for(doc).isEmpty() && !window_->engine()->busy(); }));
+        QApplication::processEvents();
+        return doc;
+    }
+
+    QString out_;
+    std::filesystem::path dir_;
+    std::unique_ptr<ui::MainWindow> window_;
+};
+
+TEST_F(Screenshots, MainWindowWithSummaryAndHighlights) {
+    open_sample_and_summarize();
+    // Show the heaviest passage, as a user clicking it in the list would.
+    const auto& passages = window_->document_view()->passages();
+    ASSERT_FALSE(passages.isEmpty());
+    window_->document_view()->reveal(passages.first());
+    save(window_.get(), "main-window.png");
+}
+
+TEST_F(Screenshots, PdfPagesWithHighlights) {
+    const QString pdf = QString::fromStdString((binary_dir() / "samples" / "the-quiet-work-of-rivers.pdf").string());
+    if (!QFile::exists(pdf)) GTEST_SKIP() << "build the precis_sample_pdf target first";
+    window_->open_file(pdf);
+    ASSERT_TRUE(wait_until([&] { return window_->current_document() != 0 && !window_->engine()->busy(); }));
+    const qint64 doc = window_->current_document();
+    window_->summarize_current();
+    ASSERT_TRUE(wait_until([&] { return !window_->library().summaries_for(doc).isEmpty() && !window_->engine()->busy(); }));
+    ui::DocumentView* view = window_->document_view();
+    view->tabs()->setCurrentIndex(1);
+    ASSERT_TRUE(wait_until([&] { return view->pages_view()->rendered_pages() >= 13; }));
+    const auto& passages = view->passages();
+    ASSERT_FALSE(passages.isEmpty());
+    view->reveal(passages.first());
+    save(window_.get(), "main-window-pdf.png");
+}
+
+TEST_F(Screenshots, AttentionPanel) {
+    open_sample_and_summarize();
+    window_->attention_dock()->show();
+    window_->attention_dock()->setMinimumWidth(560);
+    ui::AttentionPanel* panel = window_->attention_panel();
+    panel->tabs()->setCurrentIndex(0);
+    save(window_.get(), "main-window-attention-pattern.png");
+    save(panel, "attention-pattern-lsg-norm.png");
+    panel->select_pattern(3);  // stride
+    save(panel, "attention-pattern-lsg-stride.png");
+    panel->select_pattern(ui::AttentionPanel::kFoveaChoice);
+    save(panel, "attention-pattern-fovea.png");
+
+    panel->tabs()->setCurrentIndex(1);
+    QSignalSpy captured(window_->engine()->worker(), &EngineWorker::attention_captured);
+    emit panel->capture_requested(1, 0);
+    ASSERT_TRUE(wait_until([&] { return captured.count() == 1; }));
+    save(panel, "attention-weights.png");
+}
+
+TEST_F(Screenshots, SettingsDialog) {
+    ui::SettingsDialog dialog(window_->settings(), window_->engine(), window_.get());
+    dialog.show();
+    save(&dialog, "settings-dialog.png");
+}
+
+TEST_F(Screenshots, BatchDialogMidRun) {
+    const std::filesystem::path inbox = dir_ / "inbox";
+    std::filesystem::create_directories(inbox);
+    const auto essay = samples_dir() / "the-quiet-work-of-rivers.txt";
+    for (int i = 1; i <= 6; ++i)
+        std::filesystem::copy_file(essay, inbox / ("essay-part-" + std::to_string(i) + ".txt"));
+    write_text_file(inbox / "notes-empty.txt", "\n");
+    write_text_file(inbox / "scan.pdf", "not really a PDF");
+    ui::BatchDialog* dialog = window_->open_batch_dialog();
+    dialog->set_folder(QString::fromStdString(inbox.string()));
+    bool saved = false;
+    int finished_files = 0;
+    // Grab while the run is still going: after the fourth file is logged.
+    QObject::connect(dialog->log()->model(), &QAbstractItemModel::rowsInserted, dialog, [&] {
+        if (++finished_files == 4 && dialog->running()) {
+            dialog->grab().save(out_ + "/batch-dialog-running.png");
+            saved = true;
+        }
+    });
+    QSignalSpy finished(dialog, &ui::BatchDialog::finished_batch);
+    dialog->start();
+    ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
+    EXPECT_TRUE(saved);
+    save(dialog, "batch-dialog-finished.png");
+}
+
+}  // namespace
+}  // namespace precis::test
+
+int main(int argc, char** argv) { return precis::test::run_ui_tests(argc, argv); }

@@ -1,0 +1,75 @@
+#pragma once
+// Shared by the GUI tests: a QApplication on the offscreen platform with settings and
+// user data in scratch folders (never the developer's own), the fixture test model
+// selected in the settings, and helpers to wait for the engine thread.
+#include <QApplication>
+#include <QFile>
+#include <QSettings>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include "app/paths.h"
+#include "app/worker/engine_settings.h"
+#include "tests/support/fixtures.h"
+
+namespace precis::test {
+
+inline EngineSettings fixture_model_settings() {
+    EngineSettings s;
+    s.model_dir = QString::fromStdString((fixtures_dir() / "models" / "bart-tiny-realvocab").string());
+    s.device = "cpu";
+    return s;
+}
+
+// Stores the fixture model (and otherwise default settings) as the application's settings.
+inline void use_fixture_model_settings() {
+    QSettings q;
+    q.clear();
+    save_engine_settings(q, fixture_model_settings());
+}
+
+inline bool fixture_model_available() { return !fixture_test_model().dir.empty(); }
+
+// Waits (processing events) until `done` holds; generous because CI machines are shared.
+inline bool wait_until(const std::function<bool()>& done, int timeout_ms = 120000) {
+    return QTest::qWaitFor(done, timeout_ms);
+}
+
+inline std::filesystem::path write_text_file(const std::filesystem::path& path, const std::string& text) {
+    std::filesystem::create_directories(path.parent_path());
+    QFile f(QString::fromStdString(path.string()));
+    if (!f.open(QIODevice::WriteOnly)) throw std::runtime_error("cannot write " + path.string());
+    f.write(QByteArray::fromStdString(text));
+    return path;
+}
+
+inline std::string river_paragraphs() {
+    return "Rivers shape their valleys slowly, grain by grain, season after season.\n\n"
+           "A river begins as a problem of arithmetic: rain falls on land and some of it must go somewhere. "
+           "Part evaporates, part is drawn up by roots, part sinks to become groundwater.\n\n"
+           "What is left runs across the surface and gathers into streams, which join into larger streams.\n\n"
+           "Floods spread fine silt over the plain and build fertile soil that farmers have valued for thousands of years.\n";
+}
+
+inline int run_ui_tests(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Settings, library and models of the test live in a scratch folder.
+    const std::filesystem::path home = scratch_dir("precis-ui-test-home");
+    qputenv("XDG_CONFIG_HOME", QByteArray::fromStdString((home / "config").string()));
+    qputenv("XDG_DATA_HOME", QByteArray::fromStdString((home / "data").string()));
+    qputenv("XDG_CACHE_HOME", QByteArray::fromStdString((home / "cache").string()));
+    qunsetenv("PRECIS_MODEL");
+    qunsetenv("PRECIS_LIBRARY");
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("precis-ui-test"));
+    QApplication::setOrganizationName(QStringLiteral("precis"));
+    ::testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}
+
+}  // namespace precis::test

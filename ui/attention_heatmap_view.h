@@ -1,0 +1,39 @@
+#pragma once
+// The attention weights the engine computed for one layer and head, as a heat map
+// (queries down, keys across; darker = more weight, on a square-root scale so small
+// weights stay visible). Zoom with the mouse wheel or set_zoom(); it sits in a scroll area.
+#include <QImage>
+#include <QWidget>
+
+#include "app/worker/worker_types.h"
+
+namespace precis::ui {
+
+QImage heatmap_image(const AttentionCaptureResult& capture);
+
+class AttentionHeatmapView : public QWidget {
+    Q_OBJECT
+public:
+    explicit AttentionHeatmapView(QWidget* parent = nullptr);
+
+    void set_capture(const AttentionCaptureResult& capture);
+    bool has_capture() const { return !image_.isNull(); }
+    const QImage& image() const { return image_; }
+    double zoom() const { return zoom_; }
+    void set_zoom(double zoom);  // 1 = the base size (512 px), clamped to [0.25, 32]
+
+signals:
+    void zoom_changed(double zoom);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+
+private:
+    QImage image_;
+    int rows_ = 0, num_global_ = 0;
+    double zoom_ = 1.0;
+};
+
+}  // namespace precis::ui

@@ -1,0 +1,219 @@
+#include "ui/batch_dialog.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "app/worker/engine_thread.h"
+#include "app/worker/model_cache.h"
+
+namespace precis::ui {
+
+BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache> models, EngineSettings settings,
+                         QWidget* parent)
+    : QDialog(parent), library_path_(library_path), models_(std::move(models)), settings_(std::move(settings)) {
+    setWindowTitle(tr("Batch summarize"));
+    folder_ = new QLineEdit(this);
+    folder_->setPlaceholderText(tr("A folder of PDF, text or Markdown files"));
+    browse_ = new QPushButton(tr("Browse…"), this);
+    recursive_ = new QCheckBox(tr("Include subfolders"), this);
+    retry_failed_ = new QCheckBox(tr("Retry files that failed before"), this);
+    overall_ = new QProgressBar(this);
+    // The count goes in a label beside the bar: text drawn on the bar is hard to read half-filled.
+    overall_->setTextVisible(false);
+    overall_count_ = new QLabel(this);
+    overall_->setRange(0, 1);
+    overall_->setValue(0);
+    current_ = new QLabel(this);
+    current_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    current_->setMinimumWidth(420);
+    file_bar_ = new QProgressBar(this);
+    file_bar_->setTextVisible(false);
+    stage_ = new QLabel(this);
+    log_ = new QListWidget(this);
+    log_->setWordWrap(true);
+    log_->setMinimumHeight(160);
+    report_ = new QLabel(this);
+    report_->setWordWrap(true);
+    start_ = new QPushButton(tr("Start"), this);
+    start_->setDefault(true);
+    cancel_ = new QPushButton(tr("Cancel"), this);
+    close_ = new QPushButton(tr("Close"), this);
+
+    auto* folder_row = new QHBoxLayout;
+    folder_row->addWidget(folder_, 1);
+    folder_row->addWidget(browse_);
+    auto* form = new QFormLayout;
+    form->addRow(tr("Folder:"), folder_row);
+    form->addRow(QString(), recursive_);
+    form->addRow(QString(), retry_failed_);
+    auto* overall_row = new QHBoxLayout;
+    overall_row->addWidget(overall_, 1);
+    overall_row->addWidget(overall_count_);
+    form->addRow(tr("Overall:"), overall_row);
+    form->addRow(tr("Current file:"), current_);
+    auto* file_row = new QHBoxLayout;
+    file_row->addWidget(file_bar_, 1);
+    file_row->addWidget(stage_, 1);
+    form->addRow(tr("This file:"), file_row);
+    auto* buttons = new QHBoxLayout;
+    buttons->addStretch();
+    buttons->addWidget(start_);
+    buttons->addWidget(cancel_);
+    buttons->addWidget(close_);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(log_, 1);
+    layout->addWidget(report_);
+    layout->addLayout(buttons);
+    resize(680, 520);
+
+    connect(browse_, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder to summarize"), folder_->text());
+        if (!dir.isEmpty()) folder_->setText(dir);
+    });
+    connect(start_, &QPushButton::clicked, this, &BatchDialog::start);
+    connect(cancel_, &QPushButton::clicked, this, &BatchDialog::cancel);
+    connect(close_, &QPushButton::clicked, this, &BatchDialog::reject);
+    set_running(false);
+}
+
+BatchDialog::~BatchDialog() = default;
+
+void BatchDialog::set_folder(const QString& folder) { folder_->setText(folder); }
+void BatchDialog::set_recursive(bool recursive) { recursive_->setChecked(recursive); }
+void BatchDialog::set_settings(const EngineSettings& settings) { settings_ = settings; }
+
+void BatchDialog::set_running(bool running) {
+    running_ = running;
+    start_->setEnabled(!running);
+    cancel_->setEnabled(running);
+    folder_->setEnabled(!running);
+    browse_->setEnabled(!running);
+    recursive_->setEnabled(!running);
+    retry_failed_->setEnabled(!running);
+}
+
+void BatchDialog::start() {
+    if (running_) return;
+    const QString folder = folder_->text().trimmed();
+    if (folder.isEmpty() || !QFileInfo(folder).isDir()) {
+        report_->setText(tr("<span style='color:#b91c1c'>Choose an existing folder first.</span>"));
+        return;
+    }
+    if (!engine_) {
+        // Created on first use: a dialog that is only looked at starts no thread.
+        engine_ = std::make_unique<EngineThread>(library_path_, models_);
+        EngineWorker* w = engine_->worker();
+        connect(w, &EngineWorker::batch_file_started, this, &BatchDialog::on_file_started);
+        connect(w, &EngineWorker::batch_file_finished, this, &BatchDialog::on_file_finished);
+        connect(w, &EngineWorker::batch_finished, this, &BatchDialog::on_finished);
+        connect(w, &EngineWorker::failed, this, &BatchDialog::on_failed);
+        connect(w, &EngineWorker::cancelled, this, [this](quint64) {
+            set_running(false);
+            report_->setText(tr("Cancelled before any file was started."));
+        });
+        connect(w, &EngineWorker::notice, this, [this](const QString& m) { log_->addItem(m); });
+        connect(w, &EngineWorker::progress, this, [this](const QString& stage, int done, int total) {
+            stage_->setText(stage);
+            file_bar_->setRange(0, total > 0 ? total : 0);
+            if (total > 0) file_bar_->setValue(done);
+        });
+    }
+    log_->clear();
+    report_->clear();
+    overall_count_->setText(tr("listing files…"));
+    current_->clear();
+    total_ = finished_ = 0;
+    overall_->setRange(0, 0);
+    set_running(true);
+    BatchRequest r;
+    r.root = folder;
+    r.recursive = recursive_->isChecked();
+    r.retry_failed = retry_failed_->isChecked();
+    r.settings = settings_;
+    engine_->run_batch(r);
+}
+
+void BatchDialog::cancel() {
+    if (!running_ || !engine_) return;
+    engine_->cancel();
+    cancel_->setEnabled(false);
+    stage_->setText(tr("cancelling…"));
+}
+
+void BatchDialog::reject() {
+    cancel();
+    QDialog::reject();
+}
+
+void BatchDialog::on_file_started(int finished, int total, const QString& path) {
+    total_ = total;
+    finished_ = finished;
+    overall_->setRange(0, std::max(total, 1));
+    overall_->setValue(finished);
+    overall_count_->setText(tr("%1 of %2 files").arg(finished).arg(total));
+    current_->setText(QDir(folder_->text()).relativeFilePath(path));
+    current_->setToolTip(path);
+    file_bar_->setRange(0, 0);
+    stage_->setText(tr("reading"));
+}
+
+void BatchDialog::on_file_finished(const QString& path, bool ok, const QString& error) {
+    overall_->setValue(++finished_);
+    overall_count_->setText(tr("%1 of %2 files").arg(finished_).arg(total_));
+    const QString name = QDir(folder_->text()).relativeFilePath(path);
+    auto* item = new QListWidgetItem(ok ? tr("✓ %1").arg(name) : tr("✗ %1 — %2").arg(name, error), log_);
+    if (!ok) item->setForeground(QColor(0xb9, 0x1c, 0x1c));
+    log_->scrollToBottom();
+    if (ok) emit library_changed();
+}
+
+void BatchDialog::on_finished(const BatchOutcome& o) {
+    set_running(false);
+    overall_->setRange(0, std::max(o.total, 1));
+    overall_->setValue(o.done_before + o.done_now + int(o.failures.size()));
+    overall_count_->setText(tr("%1 of %2 files").arg(overall_->value()).arg(o.total));
+    file_bar_->setRange(0, 1);
+    file_bar_->setValue(o.cancelled ? 0 : 1);
+    stage_->clear();
+    current_->clear();
+    QString text;
+    if (o.total == 0)
+        text = tr("The folder has no PDF, text or Markdown files.");
+    else
+        text = tr("%1: %2 summarized now, %3 done before, %4 failed, of %5 files.")
+                   .arg(o.cancelled ? tr("Cancelled") : tr("Finished"))
+                   .arg(o.done_now)
+                   .arg(o.done_before)
+                   .arg(o.failures.size())
+                   .arg(o.total);
+    if (o.cancelled) text += tr(" Start again to resume where it stopped.");
+    if (!o.failures.isEmpty()) {
+        text += QStringLiteral("<br><b>%1</b><ul>").arg(tr("Failed files:"));
+        for (const BatchFileFailure& f : o.failures)
+            text += QStringLiteral("<li>%1: %2</li>").arg(QFileInfo(f.path).fileName().toHtmlEscaped(), f.reason.toHtmlEscaped());
+        text += QStringLiteral("</ul>");
+    }
+    report_->setText(text);
+    emit finished_batch(o);
+}
+
+void BatchDialog::on_failed(quint64, const QString& message) {
+    // The batch could not run at all (no model, unreadable folder, ...).
+    set_running(false);
+    overall_->setRange(0, 1);
+    overall_->setValue(0);
+    report_->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(message.toHtmlEscaped()));
+}
+
+}  // namespace precis::ui

@@ -1,0 +1,106 @@
+#include "ui/document_view.h"
+
+#include <QFileInfo>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QScrollBar>
+#include <QTabWidget>
+#include <QTextBlock>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "ui/pdf_pages_view.h"
+
+namespace precis::ui {
+
+QColor passage_colour(double weight, double heaviest) {
+    const double t = heaviest > 0 ? std::clamp(weight / heaviest, 0.0, 1.0) : 1.0;
+    // Amber on the page, from a pale wash to a clear marker colour; readable under dark text.
+    return QColor::fromHsvF(0.12, 0.25 + 0.55 * t, 1.0);
+}
+
+DocumentView::DocumentView(QWidget* parent)
+    : QWidget(parent), header_(new QLabel(this)), tabs_(new QTabWidget(this)), text_(new QPlainTextEdit(this)),
+      pages_(new PdfPagesView(this)) {
+    header_->setWordWrap(true);
+    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    text_->setReadOnly(true);
+    text_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    text_->setPlaceholderText(tr("Open a document (Ctrl+O) or drop a PDF, text or Markdown file here."));
+    QFont f = text_->font();
+    f.setPointSizeF(f.pointSizeF() * 1.05);
+    text_->setFont(f);
+    tabs_->addTab(text_, tr("Text"));
+    tabs_->addTab(pages_, tr("Pages"));
+    tabs_->setTabVisible(1, false);
+    tabs_->setDocumentMode(true);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(header_);
+    layout->addWidget(tabs_, 1);
+    clear();
+}
+
+void DocumentView::clear() {
+    document_id_ = 0;
+    passages_.clear();
+    header_->setText(tr("<i>No document open</i>"));
+    text_->clear();
+    text_->setExtraSelections({});
+    pages_->clear();
+    tabs_->setTabVisible(1, false);
+}
+
+void DocumentView::show_document(const DocumentRecord& d) {
+    document_id_ = d.id;
+    passages_.clear();
+    QString header = QStringLiteral("<b>%1</b><br><small>%2").arg(d.title.toHtmlEscaped(), d.path.toHtmlEscaped());
+    header += d.pages > 0 ? tr(" · %n page(s)", nullptr, d.pages) : QStringLiteral(" · %1").arg(d.encoding.toHtmlEscaped());
+    header += tr(" · %n word(s)", nullptr, int(d.text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts).size()));
+    for (const QString& note : d.notes) header += QStringLiteral("<br>⚠ %1").arg(note.toHtmlEscaped());
+    header += QStringLiteral("</small>");
+    header_->setText(header);
+    text_->setPlainText(d.text);
+    text_->setExtraSelections({});
+    const bool pdf = d.pages > 0 && QFileInfo(d.path).suffix().compare("pdf", Qt::CaseInsensitive) == 0;
+    tabs_->setTabVisible(1, pdf);
+    if (pdf)
+        pages_->load(d.path);
+    else
+        pages_->clear();
+    tabs_->setCurrentIndex(0);
+}
+
+void DocumentView::set_passages(const QVector<SourcePassage>& passages) {
+    passages_ = passages;
+    double heaviest = 0;
+    for (const SourcePassage& p : passages) heaviest = std::max(heaviest, p.weight);
+    QList<QTextEdit::ExtraSelection> selections;
+    const int length = text_->document()->characterCount();
+    for (const SourcePassage& p : passages) {
+        if (p.begin >= length) continue;
+        QTextEdit::ExtraSelection sel;
+        sel.cursor = QTextCursor(text_->document());
+        sel.cursor.setPosition(p.begin);
+        sel.cursor.setPosition(std::min(p.end, length - 1), QTextCursor::KeepAnchor);
+        sel.format.setBackground(passage_colour(p.weight, heaviest));
+        sel.format.setForeground(QColor(0x20, 0x20, 0x20));
+        sel.format.setToolTip(tr("%1% of the summary's attention").arg(p.weight * 100, 0, 'f', 1));
+        selections << sel;
+    }
+    text_->setExtraSelections(selections);
+    pages_->set_highlights(passages, text_->toPlainText());
+}
+
+void DocumentView::reveal(const SourcePassage& p) {
+    QTextCursor c(text_->document());
+    c.setPosition(std::min(p.begin, text_->document()->characterCount() - 1));
+    text_->setTextCursor(c);
+    text_->centerCursor();
+    if (tabs_->currentIndex() == 1 && p.page >= 0) pages_->scroll_to_page(p.page);
+}
+
+}  // namespace precis::ui

@@ -1,0 +1,47 @@
+#pragma once
+// The middle column: the open document's text with the passages the selected summary drew
+// on highlighted (stronger colour = more of the summary's attention), and for PDFs the
+// rendered pages.
+#include <QWidget>
+
+#include "app/library/library.h"
+#include "app/worker/source_passages.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QTabWidget;
+
+namespace precis::ui {
+
+class PdfPagesView;
+
+class DocumentView : public QWidget {
+    Q_OBJECT
+public:
+    explicit DocumentView(QWidget* parent = nullptr);
+
+    void show_document(const DocumentRecord& document);
+    void clear();
+    void set_passages(const QVector<SourcePassage>& passages);
+    // Scrolls the text to the passage and selects it (and the PDF view to its page).
+    void reveal(const SourcePassage& passage);
+
+    qint64 document_id() const { return document_id_; }
+    const QVector<SourcePassage>& passages() const { return passages_; }
+    QPlainTextEdit* text_view() const { return text_; }
+    QTabWidget* tabs() const { return tabs_; }
+    PdfPagesView* pages_view() const { return pages_; }
+
+private:
+    QLabel* header_;
+    QTabWidget* tabs_;
+    QPlainTextEdit* text_;
+    PdfPagesView* pages_;
+    qint64 document_id_ = 0;
+    QVector<SourcePassage> passages_;
+};
+
+// The colour of a highlighted passage: the heaviest passage is the most saturated.
+QColor passage_colour(double weight, double heaviest);
+
+}  // namespace precis::ui

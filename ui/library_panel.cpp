@@ -1,0 +1,149 @@
+#include "ui/library_panel.h"
+
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include "app/library/library.h"
+#include "ui/library_model.h"
+
+namespace precis::ui {
+
+LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
+    : QWidget(parent),
+      library_(library),
+      model_(new LibraryModel(this)),
+      proxy_(new LibraryFilterProxy(this)),
+      search_(new QLineEdit(this)),
+      labels_(new QComboBox(this)),
+      table_(new QTableView(this)),
+      count_(new QLabel(this)),
+      search_delay_(new QTimer(this)) {
+    search_->setPlaceholderText(tr("Search documents and summaries (Ctrl+F)"));
+    search_->setClearButtonEnabled(true);
+    labels_->setToolTip(tr("Show only documents classified with this label"));
+    proxy_->setSourceModel(model_);
+    table_->setModel(proxy_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setShowGrid(false);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSectionResizeMode(LibraryModel::TitleColumn, QHeaderView::Stretch);
+    for (int c = LibraryModel::PagesColumn; c < LibraryModel::ColumnCount; ++c)
+        table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    // The list is newest first already; the date is in each row's tooltip. The title needs the room.
+    table_->setColumnHidden(LibraryModel::AddedColumn, true);
+    table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    count_->setForegroundRole(QPalette::PlaceholderText);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(search_);
+    layout->addWidget(labels_);
+    layout->addWidget(table_, 1);
+    layout->addWidget(count_);
+
+    // Search as the user types, but not on every keystroke of a long word.
+    search_delay_->setSingleShot(true);
+    search_delay_->setInterval(250);
+    connect(search_, &QLineEdit::textChanged, search_delay_, qOverload<>(&QTimer::start));
+    connect(search_delay_, &QTimer::timeout, this, &LibraryPanel::apply_filters);
+    connect(labels_, &QComboBox::currentIndexChanged, this, &LibraryPanel::apply_filters);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        if (current.isValid()) emit document_selected(current.data(LibraryModel::DocumentIdRole).toLongLong());
+    });
+    connect(table_, &QWidget::customContextMenuRequested, this, &LibraryPanel::show_context_menu);
+    refresh();
+}
+
+void LibraryPanel::refresh() {
+    const qint64 keep = selected_document();
+    model_->set_items(library_.documents());
+    const QString current_label = labels_->currentData().toString();
+    {
+        const QSignalBlocker block(labels_);
+        labels_->clear();
+        labels_->addItem(tr("All labels"), QString());
+        for (const QString& l : library_.labels()) labels_->addItem(l, l);
+        const int i = labels_->findData(current_label);
+        labels_->setCurrentIndex(i < 0 ? 0 : i);
+        labels_->setVisible(labels_->count() > 1);  // nothing to filter by until something is classified
+    }
+    apply_filters();
+    if (keep) {
+        const QSignalBlocker block(table_->selectionModel());
+        select_document(keep);
+    }
+}
+
+void LibraryPanel::apply_filters() {
+    std::optional<QSet<qint64>> allowed;
+    const QString query = search_->text().trimmed();
+    QHash<qint64, QString> snippets;
+    if (!query.isEmpty()) {
+        SearchOptions opts;
+        opts.limit = 500;
+        opts.mark_begin = QStringLiteral("\x01");
+        opts.mark_end = QStringLiteral("\x02");
+        QSet<qint64> ids;
+        try {
+            for (const SearchHit& hit : library_.search(query, opts)) {
+                ids.insert(hit.document_id);
+                const QString snippet = hit.document_snippet.isEmpty() ? hit.summary_snippet : hit.document_snippet;
+                snippets.insert(hit.document_id, snippet.toHtmlEscaped()
+                                                     .replace(QChar(1), QStringLiteral("<b>"))
+                                                     .replace(QChar(2), QStringLiteral("</b>")));
+            }
+        } catch (const LibraryError&) {
+            // A half-typed query FTS cannot parse matches nothing rather than raising an error.
+        }
+        allowed = ids;
+    }
+    if (const QString label = labels_->currentData().toString(); !label.isEmpty()) {
+        QSet<qint64> with_label;
+        for (const DocumentInfo& d : library_.documents_with_label(label)) with_label.insert(d.id);
+        allowed = allowed ? allowed->intersect(with_label) : with_label;
+    }
+    proxy_->set_allowed(allowed);
+    model_->set_snippets(snippets);
+    const int shown = proxy_->rowCount(), total = model_->rowCount();
+    count_->setText(shown == total ? tr("%n document(s)", nullptr, total) : tr("%1 of %2 documents").arg(shown).arg(total));
+}
+
+void LibraryPanel::select_document(qint64 document_id) {
+    const int row = model_->row_of(document_id);
+    if (row < 0) return;
+    const QModelIndex idx = proxy_->mapFromSource(model_->index(row, 0));
+    if (!idx.isValid()) return;  // filtered out
+    table_->setCurrentIndex(idx);
+    table_->scrollTo(idx);
+}
+
+qint64 LibraryPanel::selected_document() const {
+    const QModelIndex idx = table_->currentIndex();
+    return idx.isValid() ? idx.data(LibraryModel::DocumentIdRole).toLongLong() : 0;
+}
+
+void LibraryPanel::focus_search() {
+    search_->setFocus(Qt::ShortcutFocusReason);
+    search_->selectAll();
+}
+
+void LibraryPanel::show_context_menu(const QPoint& pos) {
+    const QModelIndex idx = table_->indexAt(pos);
+    if (!idx.isValid()) return;
+    const qint64 id = idx.data(LibraryModel::DocumentIdRole).toLongLong();
+    QMenu menu(this);
+    menu.addAction(tr("Remove from library"), this, [this, id] { emit delete_requested(id); });
+    menu.exec(table_->viewport()->mapToGlobal(pos));
+}
+
+}  // namespace precis::ui

@@ -1,0 +1,442 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "app/ingest/ingest.h"
+#include "app/library/library.h"
+#include "app/paths.h"
+#include "app/worker/engine_thread.h"
+#include "app/worker/model_cache.h"
+#include "ui/attention_panel.h"
+#include "ui/batch_dialog.h"
+#include "ui/document_view.h"
+#include "ui/library_panel.h"
+#include "ui/recent_files.h"
+#include "ui/run_status.h"
+#include "ui/settings_dialog.h"
+#include "ui/summary_panel.h"
+
+namespace precis::ui {
+
+namespace {
+
+QString resolve_library_path(const QString& given) {
+    if (!given.isEmpty()) return given;
+    return QString::fromStdString(default_library_path().string());
+}
+
+QStringList supported_local_files(const QMimeData* mime) {
+    QStringList files;
+    if (!mime->hasUrls()) return files;
+    for (const QUrl& url : mime->urls())
+        if (url.isLocalFile() && is_supported_document(url.toLocalFile())) files << url.toLocalFile();
+    return files;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent), library_path_(resolve_library_path(options.library_path)), models_(std::make_shared<ModelCache>()) {
+    QDir().mkpath(QFileInfo(library_path_).absolutePath());
+    library_ = std::make_unique<Library>(library_path_);
+    engine_ = std::make_unique<EngineThread>(library_path_, models_);
+    settings_ = load_engine_settings(QSettings());
+    setWindowTitle(tr("Precis"));
+    setAcceptDrops(true);
+    build_layout();
+    build_actions_and_menus();
+    connect_engine();
+    const QSettings q;
+    if (!restoreGeometry(q.value("window/geometry").toByteArray())) resize(1320, 820);
+    restoreState(q.value("window/state").toByteArray());
+    // Load the model in the background now, so the first summary starts at once and the
+    // window can say which model is in use (and warn if it is the random test model).
+    track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
+}
+
+MainWindow::~MainWindow() {
+    engine_.reset();  // cancels and joins the worker before the library goes
+}
+
+void MainWindow::build_layout() {
+    banner_ = new QLabel(this);
+    banner_->setWordWrap(true);
+    banner_->setStyleSheet(QStringLiteral("background:#b91c1c; color:white; padding:6px 10px; font-weight:bold;"));
+    banner_->hide();
+
+    library_panel_ = new LibraryPanel(*library_, this);
+    document_view_ = new DocumentView(this);
+    summary_panel_ = new SummaryPanel(*library_, this);
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->addWidget(library_panel_);
+    splitter->addWidget(document_view_);
+    splitter->addWidget(summary_panel_);
+    splitter->setStretchFactor(0, 2);
+    splitter->setStretchFactor(1, 4);
+    splitter->setStretchFactor(2, 3);
+    splitter->setSizes({320, 560, 440});
+    splitter->setChildrenCollapsible(false);
+
+    auto* central = new QWidget(this);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(6, 6, 6, 0);
+    layout->addWidget(banner_);
+    layout->addWidget(splitter, 1);
+    setCentralWidget(central);
+
+    attention_panel_ = new AttentionPanel(this);
+    attention_dock_ = new QDockWidget(tr("Attention patterns"), this);
+    attention_dock_->setObjectName(QStringLiteral("attention_dock"));
+    attention_dock_->setWidget(attention_panel_);
+    addDockWidget(Qt::RightDockWidgetArea, attention_dock_);
+    attention_dock_->hide();
+
+    run_status_ = new RunStatus(this);
+    model_label_ = new QLabel(this);
+    statusBar()->addPermanentWidget(run_status_);
+    statusBar()->addPermanentWidget(model_label_);
+
+    connect(library_panel_, &LibraryPanel::document_selected, this, &MainWindow::show_document);
+    connect(library_panel_, &LibraryPanel::delete_requested, this, &MainWindow::delete_document);
+    connect(summary_panel_, &SummaryPanel::passages_changed, document_view_, &DocumentView::set_passages);
+    connect(summary_panel_, &SummaryPanel::passage_activated, document_view_, &DocumentView::reveal);
+    connect(summary_panel_, &SummaryPanel::status_message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
+    connect(summary_panel_, &SummaryPanel::summary_deleted, library_panel_, &LibraryPanel::refresh);
+    connect(summary_panel_, &SummaryPanel::trace_requested, this, [this](qint64 summary_id) {
+        track(engine_->trace_sources(summary_id, settings_), Request::Trace, tr("Finding source passages"));
+    });
+    connect(run_status_, &RunStatus::cancel_requested, this, &MainWindow::cancel_run);
+    connect(attention_panel_, &AttentionPanel::capture_requested, this, [this](int layer, int head) {
+        AttentionRequest r;
+        r.document_id = current_document_;
+        r.layer = layer;
+        r.head = head;
+        r.settings = settings_;
+        track(engine_->capture_attention(r), Request::Capture, tr("Capturing attention"));
+    });
+}
+
+void MainWindow::build_actions_and_menus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(QIcon::fromTheme("document-open"), tr("&Open…"), this, &MainWindow::choose_files);
+    open->setShortcut(QKeySequence::Open);
+    QMenu* recent_menu = file->addMenu(tr("Open &Recent"));
+    recent_ = new RecentFiles(recent_menu, this);
+    connect(recent_, &RecentFiles::open_requested, this, [this](const QString& p) { open_file(p); });
+    QAction* batch = file->addAction(tr("&Batch summarize…"), this, [this] { open_batch_dialog(); });
+    batch->setShortcut(Qt::CTRL | Qt::Key_B);
+    file->addSeparator();
+    file->addAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Find in library"), library_panel_, &LibraryPanel::focus_search);
+    find->setShortcut(QKeySequence::Find);
+    edit->addSeparator();
+    QAction* settings = edit->addAction(QIcon::fromTheme("preferences-system"), tr("&Settings…"), this, &MainWindow::show_settings);
+    settings->setShortcut(Qt::CTRL | Qt::Key_Comma);
+    settings->setMenuRole(QAction::PreferencesRole);
+
+    QMenu* doc = menuBar()->addMenu(tr("&Document"));
+    summarize_action_ = doc->addAction(QIcon::fromTheme("system-run"), tr("&Summarize"), this, &MainWindow::summarize_current);
+    summarize_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
+    summarize_action_->setToolTip(tr("Summarize the open document with the current settings (Ctrl+Enter)"));
+    cancel_action_ = doc->addAction(QIcon::fromTheme("process-stop"), tr("&Cancel"), this, &MainWindow::cancel_run);
+    cancel_action_->setShortcut(Qt::Key_Escape);
+    cancel_action_->setEnabled(false);
+    doc->addSeparator();
+    doc->addAction(tr("&Remove from library"), this, [this] {
+        if (current_document_) delete_document(current_document_);
+    });
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    QAction* attention = attention_dock_->toggleViewAction();
+    attention->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_A);
+    view->addAction(attention);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Precis"), this, &MainWindow::show_about)->setMenuRole(QAction::AboutRole);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("main_toolbar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setMovable(false);
+    bar->addAction(open);
+    bar->addAction(summarize_action_);
+    bar->addAction(cancel_action_);
+    bar->addSeparator();
+    bar->addAction(batch);
+    bar->addAction(attention);
+    bar->addAction(settings);
+}
+
+void MainWindow::connect_engine() {
+    EngineWorker* w = engine_->worker();
+    connect(w, &EngineWorker::model_ready, this, &MainWindow::on_model_ready);
+    connect(w, &EngineWorker::document_opened, this, &MainWindow::on_document_opened);
+    connect(w, &EngineWorker::summary_finished, this, &MainWindow::on_summary_finished);
+    connect(w, &EngineWorker::failed, this, &MainWindow::on_failed);
+    connect(w, &EngineWorker::cancelled, this, &MainWindow::on_cancelled);
+    connect(w, &EngineWorker::password_needed, this, &MainWindow::on_password_needed);
+    connect(w, &EngineWorker::progress, run_status_, &RunStatus::set_stage);
+    connect(w, &EngineWorker::notice, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+    connect(w, &EngineWorker::partial_summary, this, [this](qint64 document_id, const QString& text) {
+        if (document_id == current_document_ && document_id == streaming_document_) summary_panel_->show_streaming(text);
+    });
+    connect(w, &EngineWorker::sources_traced, this, [this](const SourceTrace& t) {
+        summary_panel_->set_passages(t.summary_id, t.passages);
+    });
+    connect(w, &EngineWorker::attention_captured, attention_panel_, &AttentionPanel::show_capture);
+    connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) { requests_.remove(ticket); });
+    connect(engine_.get(), &EngineThread::busy_changed, this, [this](bool busy) {
+        cancel_action_->setEnabled(busy);
+        if (!busy) run_status_->finish();
+    });
+}
+
+void MainWindow::track(quint64 ticket, Request kind, const QString& what) {
+    requests_.insert(ticket, kind);
+    if (kind != Request::PrepareModel || !run_status_->running()) run_status_->start(what);
+}
+
+void MainWindow::show_error(const QString& title, const QString& message) {
+    statusBar()->showMessage(message, 15000);
+    // Not exec(): the window keeps running (and tests keep going) while the message shows.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+// --- requests
+
+void MainWindow::open_file(const QString& path, const QString& password) {
+    recent_->add(path);
+    track(engine_->open_document(path, password), Request::Open, tr("Opening %1").arg(QFileInfo(path).fileName()));
+}
+
+void MainWindow::choose_files() {
+    const QString start = recent_->files().isEmpty() ? QString::fromStdString(samples_dir().string())
+                                                     : QFileInfo(recent_->files().first()).absolutePath();
+    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open documents"), start,
+                                                            tr("Documents (*.pdf *.txt *.text *.md *.markdown);;All files (*)"));
+    for (const QString& f : files) open_file(f);
+}
+
+void MainWindow::summarize_current() {
+    if (!current_document_) {
+        statusBar()->showMessage(tr("Open a document first (Ctrl+O)."), 5000);
+        return;
+    }
+    streaming_document_ = current_document_;
+    summary_panel_->show_streaming(QString());
+    track(engine_->summarize(current_document_, settings_), Request::Summarize, tr("Summarizing"));
+}
+
+void MainWindow::cancel_run() {
+    if (!engine_->busy()) return;
+    engine_->cancel();
+    run_status_->set_stage(tr("cancelling…"), 0, 0);
+}
+
+BatchDialog* MainWindow::open_batch_dialog() {
+    if (!batch_dialog_) {
+        batch_dialog_ = new BatchDialog(library_path_, models_, settings_, this);
+        connect(batch_dialog_, &BatchDialog::library_changed, library_panel_, &LibraryPanel::refresh);
+    }
+    if (!batch_dialog_->running()) batch_dialog_->set_settings(settings_);
+    batch_dialog_->show();
+    batch_dialog_->raise();
+    batch_dialog_->activateWindow();
+    return batch_dialog_;
+}
+
+// --- results
+
+void MainWindow::on_model_ready(const ModelInfo& info) {
+    model_info_ = info;
+    attention_panel_->set_model_info(info);
+    update_attention_document();
+    model_label_->setText(tr("Model: <b>%1</b> · %2 · %3 attention").arg(info.name.toHtmlEscaped(), info.device, info.attention));
+    model_label_->setToolTip(tr("%1\nfound via: %2").arg(info.path, info.source));
+    if (info.is_test_model) {
+        banner_->setText(tr("⚠ No summarization model is installed: Precis is using the tiny RANDOM test model (%1). "
+                            "Its summaries are MEANINGLESS. Import a real BART or LSG-BART model in Settings (Ctrl+,).")
+                             .arg(info.path));
+        banner_->show();
+    } else {
+        banner_->hide();
+    }
+}
+
+void MainWindow::on_document_opened(const OpenedDocument& opened) {
+    library_panel_->refresh();
+    for (const QString& note : opened.notes) statusBar()->showMessage(QFileInfo(opened.path).fileName() + ": " + note, 8000);
+    if (!opened.added) statusBar()->showMessage(tr("%1 is already in the library.").arg(QFileInfo(opened.path).fileName()), 5000);
+    show_document(opened.document_id);
+}
+
+void MainWindow::show_document(qint64 document_id) {
+    const std::optional<DocumentRecord> doc = library_->document(document_id);
+    if (!doc) return;
+    if (document_id != current_document_) {
+        current_document_ = document_id;
+        document_view_->show_document(*doc);
+        setWindowTitle(tr("%1 — Precis").arg(doc->title));
+    }
+    summary_panel_->show_document(document_id);
+    {
+        const QSignalBlocker block(library_panel_);
+        library_panel_->select_document(document_id);
+    }
+    update_attention_document();
+    emit document_shown(document_id);
+}
+
+void MainWindow::update_attention_document() {
+    if (!current_document_) {
+        attention_panel_->set_document(0, 0, false);
+        return;
+    }
+    const QVector<SummaryRecord> summaries = library_->summaries_for(current_document_);
+    if (!summaries.isEmpty() && summaries.first().parameters.contains("tokens_read")) {
+        attention_panel_->set_document(current_document_, summaries.first().parameters.value("tokens_read").toInt(), true);
+        return;
+    }
+    // About four characters per token for English BPE; capped by what the model reads.
+    const auto doc = library_->document(current_document_);
+    int estimate = doc ? int(doc->text.size() / 4) + 2 : 0;
+    if (model_info_ && model_info_->max_input_tokens > 0) estimate = std::min(estimate, model_info_->max_input_tokens);
+    attention_panel_->set_document(current_document_, estimate, false);
+}
+
+void MainWindow::on_summary_finished(const SummaryOutcome& outcome) {
+    streaming_document_ = 0;
+    library_panel_->refresh();
+    summary_panel_->set_passages(outcome.summary_id, outcome.passages);
+    if (outcome.document_id == current_document_) summary_panel_->show_document(outcome.document_id, outcome.summary_id);
+    update_attention_document();
+    QString message = tr("Summary stored in the library.");
+    if (outcome.truncated)
+        message += tr(" The model read the first %1 of %2 tokens; the rest was not summarized.").arg(outcome.tokens_read).arg(outcome.input_tokens);
+    statusBar()->showMessage(message, 10000);
+}
+
+void MainWindow::on_failed(quint64 ticket, const QString& message) {
+    const auto it = requests_.constFind(ticket);
+    if (it == requests_.constEnd()) return;  // not ours (a settings-dialog import reports there)
+    switch (*it) {
+        case Request::Summarize:
+            streaming_document_ = 0;
+            summary_panel_->end_streaming();
+            show_error(tr("Summarize"), message);
+            break;
+        case Request::Capture: attention_panel_->capture_failed(message); break;
+        case Request::Open: show_error(tr("Open document"), message); break;
+        case Request::PrepareModel: show_error(tr("Model"), message); break;
+        case Request::Trace: show_error(tr("Source passages"), message); break;
+    }
+}
+
+void MainWindow::on_cancelled(quint64 ticket) {
+    const auto it = requests_.constFind(ticket);
+    if (it != requests_.constEnd() && *it == Request::Summarize) {
+        streaming_document_ = 0;
+        summary_panel_->end_streaming();
+    }
+    if (it != requests_.constEnd() && *it == Request::Capture) attention_panel_->capture_failed(tr("Cancelled."));
+    statusBar()->showMessage(tr("Cancelled; nothing was stored."), 5000);
+}
+
+void MainWindow::on_password_needed(const QString& path, bool wrong_password) {
+    auto* dialog = new QInputDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowTitle(tr("Password"));
+    dialog->setLabelText(wrong_password ? tr("That password did not open %1. Try again:").arg(QFileInfo(path).fileName())
+                                        : tr("%1 is encrypted. Password:").arg(QFileInfo(path).fileName()));
+    dialog->setTextEchoMode(QLineEdit::Password);
+    connect(dialog, &QInputDialog::textValueSelected, this, [this, path](const QString& password) { open_file(path, password); });
+    dialog->open();
+}
+
+// --- dialogs and housekeeping
+
+void MainWindow::set_settings(const EngineSettings& s) {
+    QSettings q;
+    save_engine_settings(q, s);
+    const bool reload = !(s == settings_);
+    settings_ = s;
+    if (reload) track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
+}
+
+void MainWindow::show_settings() {
+    SettingsDialog dialog(settings_, engine_.get(), this);
+    if (dialog.exec() == QDialog::Accepted) set_settings(dialog.settings());
+}
+
+void MainWindow::show_about() {
+    QString model = tr("No model loaded yet.");
+    if (model_info_) {
+        model = tr("Model in use: <b>%1</b><br><small>%2</small><br>%3 attention on %4")
+                    .arg(model_info_->name.toHtmlEscaped(), model_info_->path.toHtmlEscaped(), model_info_->attention, model_info_->device);
+        if (model_info_->is_test_model)
+            model += tr("<p style='color:#b91c1c'><b>This is the tiny random test model: its summaries are meaningless.</b></p>");
+    }
+    QMessageBox::about(this, tr("About Precis"),
+                       tr("<h3>Precis %1</h3><p>Summarizes and classifies long documents on this computer with "
+                          "BART and LSG-BART models; nothing leaves the machine.</p><p>%2</p><p>Library: %3</p>")
+                           .arg(QApplication::applicationVersion(), model, library_path_.toHtmlEscaped()));
+}
+
+void MainWindow::delete_document(qint64 document_id) {
+    const auto doc = library_->document(document_id);
+    if (!doc) return;
+    if (QMessageBox::question(this, tr("Remove document"),
+                              tr("Remove “%1” and all its summaries from the library? The file itself stays.").arg(doc->title)) !=
+        QMessageBox::Yes)
+        return;
+    library_->delete_document(document_id);
+    if (document_id == current_document_) {
+        current_document_ = 0;
+        document_view_->clear();
+        summary_panel_->clear();
+        setWindowTitle(tr("Precis"));
+        update_attention_document();
+    }
+    library_panel_->refresh();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!supported_local_files(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QStringList files = supported_local_files(event->mimeData());
+    for (const QString& f : files) open_file(f);
+    if (!files.isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings q;
+    q.setValue("window/geometry", saveGeometry());
+    q.setValue("window/state", saveState());
+    engine_->cancel();
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace precis::ui

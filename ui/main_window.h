@@ -1,0 +1,118 @@
+#pragma once
+// The main window: library (left), document with highlighted source passages (middle),
+// summary with its history (right), the attention panel as a dock, and the running job
+// in the status bar. Everything slow goes to the engine worker thread; this window only
+// reacts to its signals, so it never blocks.
+#include <QHash>
+#include <QMainWindow>
+
+#include <memory>
+#include <optional>
+
+#include "app/worker/engine_settings.h"
+#include "app/worker/worker_types.h"
+
+class QDockWidget;
+class QLabel;
+
+namespace precis {
+class EngineThread;
+class Library;
+class ModelCache;
+}  // namespace precis
+
+namespace precis::ui {
+
+class AttentionPanel;
+class BatchDialog;
+class DocumentView;
+class LibraryPanel;
+class RecentFiles;
+class RunStatus;
+class SummaryPanel;
+
+struct MainWindowOptions {
+    QString library_path;  // empty: $PRECIS_LIBRARY, else the user's default library
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void open_file(const QString& path, const QString& password = {});
+    void show_document(qint64 document_id);
+    void summarize_current();
+    void cancel_run();
+    BatchDialog* open_batch_dialog();
+
+    Library& library() const { return *library_; }
+    const QString& library_path() const { return library_path_; }
+    EngineThread* engine() const { return engine_.get(); }
+    const EngineSettings& settings() const { return settings_; }
+    void set_settings(const EngineSettings& settings);  // stores them and reloads the model
+    const std::optional<ModelInfo>& model_info() const { return model_info_; }
+    LibraryPanel* library_panel() const { return library_panel_; }
+    DocumentView* document_view() const { return document_view_; }
+    SummaryPanel* summary_panel() const { return summary_panel_; }
+    AttentionPanel* attention_panel() const { return attention_panel_; }
+    QDockWidget* attention_dock() const { return attention_dock_; }
+    RunStatus* run_status() const { return run_status_; }
+    QLabel* test_model_banner() const { return banner_; }
+    qint64 current_document() const { return current_document_; }
+
+signals:
+    void document_shown(qint64 document_id);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    enum class Request { PrepareModel, Open, Summarize, Trace, Capture };
+    void build_layout();
+    void build_actions_and_menus();
+    void connect_engine();
+    void track(quint64 ticket, Request kind, const QString& what);
+    void show_error(const QString& title, const QString& message);
+
+    void on_model_ready(const ModelInfo& info);
+    void on_document_opened(const OpenedDocument& opened);
+    void on_summary_finished(const SummaryOutcome& outcome);
+    void on_failed(quint64 ticket, const QString& message);
+    void on_cancelled(quint64 ticket);
+    void on_password_needed(const QString& path, bool wrong_password);
+
+    void choose_files();
+    void show_settings();
+    void show_about();
+    void delete_document(qint64 document_id);
+    void update_attention_document();
+
+    QString library_path_;
+    std::unique_ptr<Library> library_;  // the UI thread's own connection (reads, deletes)
+    std::shared_ptr<ModelCache> models_;
+    std::unique_ptr<EngineThread> engine_;
+    EngineSettings settings_;
+    std::optional<ModelInfo> model_info_;
+    QHash<quint64, Request> requests_;  // what each outstanding ticket is for
+    qint64 current_document_ = 0;
+    qint64 streaming_document_ = 0;
+
+    LibraryPanel* library_panel_;
+    DocumentView* document_view_;
+    SummaryPanel* summary_panel_;
+    AttentionPanel* attention_panel_;
+    QDockWidget* attention_dock_;
+    RunStatus* run_status_;
+    QLabel* banner_;
+    QLabel* model_label_;
+    RecentFiles* recent_ = nullptr;
+    BatchDialog* batch_dialog_ = nullptr;
+    QAction* summarize_action_ = nullptr;
+    QAction* cancel_action_ = nullptr;
+};
+
+}  // namespace precis::ui

@@ -1,0 +1,122 @@
+#include "ui/pdf_pages_view.h"
+
+#include <QLabel>
+#include <QPainter>
+#include <QScrollBar>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <poppler-qt6.h>
+
+#include "ui/document_view.h"
+
+namespace precis::ui {
+
+namespace {
+
+constexpr double kDpi = 110.0;
+
+// The passage's opening words, which Poppler can find on the page even when ingestion
+// joined hyphenated or wrapped lines further on.
+QString opening_words(const QString& passage, int words) {
+    const QStringList w = passage.simplified().split(' ', Qt::SkipEmptyParts);
+    return w.mid(0, words).join(' ');
+}
+
+}  // namespace
+
+PdfPagesView::PdfPagesView(QWidget* parent)
+    : QScrollArea(parent), container_(new QWidget), column_(new QVBoxLayout(container_)), render_timer_(new QTimer(this)) {
+    column_->setSpacing(12);
+    column_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    setWidget(container_);
+    setWidgetResizable(true);
+    setBackgroundRole(QPalette::Dark);
+    render_timer_->setInterval(0);
+    connect(render_timer_, &QTimer::timeout, this, &PdfPagesView::render_next_page);
+}
+
+PdfPagesView::~PdfPagesView() = default;
+
+void PdfPagesView::clear() {
+    render_timer_->stop();
+    qDeleteAll(pages_);
+    pages_.clear();
+    document_.reset();
+    passages_.clear();
+    passage_texts_.clear();
+    next_page_ = 0;
+}
+
+void PdfPagesView::load(const QString& path) {
+    clear();
+    document_ = Poppler::Document::load(path);
+    if (!document_ || document_->isLocked()) {
+        auto* why = new QLabel(document_ ? tr("This PDF is password-protected; its pages are not shown here.")
+                                         : tr("The PDF %1 can no longer be read.").arg(path),
+                               container_);
+        column_->addWidget(why);
+        pages_ << why;
+        document_.reset();
+        return;
+    }
+    document_->setRenderHint(Poppler::Document::Antialiasing);
+    document_->setRenderHint(Poppler::Document::TextAntialiasing);
+    for (int i = 0; i < document_->numPages(); ++i) {
+        auto* label = new QLabel(container_);
+        label->setAlignment(Qt::AlignCenter);
+        if (std::unique_ptr<Poppler::Page> page = document_->page(i))
+            label->setFixedSize((page->pageSizeF() * kDpi / 72.0).toSize());
+        label->setStyleSheet(QStringLiteral("background: white;"));
+        column_->addWidget(label);
+        pages_ << label;
+    }
+    restart_rendering();
+}
+
+void PdfPagesView::set_highlights(const QVector<SourcePassage>& passages, const QString& text) {
+    passages_ = passages;
+    passage_texts_.clear();
+    for (const SourcePassage& p : passages) passage_texts_ << text.mid(p.begin, p.end - p.begin);
+    if (document_) restart_rendering();
+}
+
+void PdfPagesView::restart_rendering() {
+    next_page_ = 0;
+    render_timer_->start();
+}
+
+void PdfPagesView::render_next_page() {
+    if (!document_ || next_page_ >= document_->numPages()) {
+        render_timer_->stop();
+        return;
+    }
+    const int index = next_page_++;
+    std::unique_ptr<Poppler::Page> page = document_->page(index);
+    if (!page) return;
+    QImage image = page->renderToImage(kDpi, kDpi);
+    double heaviest = 0;
+    for (const SourcePassage& p : passages_) heaviest = std::max(heaviest, p.weight);
+    QPainter painter(&image);
+    painter.setCompositionMode(QPainter::CompositionMode_Multiply);
+    for (int i = 0; i < passages_.size(); ++i) {
+        const SourcePassage& p = passages_[i];
+        if (p.page != index || passage_texts_[i].isEmpty()) continue;
+        QList<QRectF> hits = page->search(opening_words(passage_texts_[i], 6), Poppler::Page::IgnoreCase);
+        if (hits.isEmpty()) hits = page->search(opening_words(passage_texts_[i], 3), Poppler::Page::IgnoreCase);
+        if (hits.isEmpty()) continue;
+        const QRectF r = hits.first();
+        const double s = kDpi / 72.0;
+        painter.fillRect(QRectF(r.x() * s, r.y() * s, r.width() * s, r.height() * s), passage_colour(p.weight, heaviest));
+    }
+    painter.end();
+    pages_[index]->setPixmap(QPixmap::fromImage(image));
+}
+
+void PdfPagesView::scroll_to_page(int page) {
+    if (page < 0 || page >= pages_.size()) return;
+    ensureWidgetVisible(pages_[page], 0, 0);
+    verticalScrollBar()->setValue(pages_[page]->y());
+}
+
+}  // namespace precis::ui

@@ -1,0 +1,276 @@
+#include "ui/settings_dialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+#include "app/paths.h"
+#include "app/worker/engine_thread.h"
+#include "engine/core/error.h"
+#include "kernels/device_query.h"
+
+namespace precis::ui {
+
+namespace {
+
+QSpinBox* spin(int lo, int hi, QWidget* parent, const QString& tip = {}) {
+    auto* s = new QSpinBox(parent);
+    s->setRange(lo, hi);
+    s->setToolTip(tip);
+    return s;
+}
+
+const SparsityType kSparsityTypes[] = {SparsityType::None,        SparsityType::Norm,       SparsityType::Pooling,
+                                       SparsityType::Stride,      SparsityType::BlockStride, SparsityType::BosPooling,
+                                       SparsityType::Lsh};
+
+}  // namespace
+
+SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* engine, QWidget* parent)
+    : QDialog(parent), engine_(engine) {
+    setWindowTitle(tr("Settings"));
+    setMinimumWidth(660);
+
+    // --- model
+    model_dir_ = new QLineEdit(this);
+    QString automatic;
+    try {
+        EngineSettings a;
+        const ResolvedModel r = resolve_model(a);
+        automatic = QString::fromStdString(r.dir.string()) + (r.is_test_model ? tr(" (random test model)") : QString());
+    } catch (const Error&) {
+        automatic = tr("none installed");
+    }
+    model_dir_->setPlaceholderText(tr("Automatic: %1").arg(automatic));
+    auto* browse = new QPushButton(tr("Browse…"), this);
+    import_ = new QPushButton(tr("Import model…"), this);
+    import_->setToolTip(tr("Add a HuggingFace BART or LSG-BART folder to %1; BART is converted to LSG with the LSG settings below")
+                            .arg(QString::fromStdString(user_models_dir().string())));
+    import_->setEnabled(engine_ != nullptr);
+    model_note_ = new QLabel(this);
+    model_note_->setWordWrap(true);
+    model_note_->hide();  // shown once an import has something to say
+    auto* model_row = new QHBoxLayout;
+    model_row->addWidget(model_dir_, 1);
+    model_row->addWidget(browse);
+    model_row->addWidget(import_);
+
+    device_ = new QComboBox(this);
+    device_->addItem(tr("Automatic"), "auto");
+    device_->addItem(tr("CPU"), "cpu");
+    device_->addItem(tr("CUDA GPU (not in this build)"), "cuda");
+    // The CUDA inference backend is not compiled into this build: offer it greyed out.
+    if (auto* m = qobject_cast<QStandardItemModel*>(device_->model())) m->item(2)->setEnabled(false);
+    std::string why;
+    const auto gpus = cuda::list_devices(&why);
+    device_->setToolTip(gpus.empty() ? tr("No CUDA device: %1").arg(QString::fromStdString(why))
+                                     : tr("Found %1, but this build runs on the CPU only").arg(QString::fromStdString(gpus[0].name)));
+
+    auto* model_box = new QGroupBox(tr("Model and device"), this);
+    auto* mf = new QFormLayout(model_box);
+    mf->addRow(tr("Model folder:"), model_row);
+    mf->addRow(QString(), model_note_);
+    mf->addRow(tr("Device:"), device_);
+
+    // --- attention
+    attention_ = new QComboBox(this);
+    attention_->addItem(tr("As the model was saved"), "model");
+    attention_->addItem(tr("LSG (local, sparse, global)"), "lsg");
+    attention_->addItem(tr("Full attention"), "full");
+    attention_->addItem(tr("Fovea"), "fovea");
+    max_positions_ = spin(0, 65536, this, tr("Read longer inputs by tiling the position table; 0 keeps the model's own"));
+    max_positions_->setSpecialValueText(tr("model's own"));
+    max_positions_->setSingleStep(1024);
+    lsg_override_ = new QCheckBox(tr("Override the model's LSG settings"), this);
+    lsg_box_ = new QGroupBox(tr("LSG"), this);
+    sparsity_type_ = new QComboBox(this);
+    for (SparsityType t : kSparsityTypes) sparsity_type_->addItem(QString::fromLatin1(sparsity_type_name(t)), int(t));
+    block_size_ = spin(1, 4096, this, tr("Local block size B"));
+    sparse_block_size_ = spin(0, 4096, this, tr("Sparse block size SB (0: no sparse part)"));
+    sparsity_factor_ = spin(1, 512, this, tr("Sparsity factor f"));
+    num_global_ = spin(1, 512, this, tr("Global tokens prepended to the input"));
+    auto* lf = new QFormLayout(lsg_box_);
+    lf->addRow(lsg_override_);
+    lf->addRow(tr("Sparsity type:"), sparsity_type_);
+    lf->addRow(tr("Block size:"), block_size_);
+    lf->addRow(tr("Sparse block size:"), sparse_block_size_);
+    lf->addRow(tr("Sparsity factor:"), sparsity_factor_);
+    lf->addRow(tr("Global tokens:"), num_global_);
+    fovea_box_ = new QGroupBox(tr("Fovea"), this);
+    fovea_block_ = spin(1, 4096, this);
+    fovea_wing_ = spin(1, 64, this);
+    auto* ff = new QFormLayout(fovea_box_);
+    ff->addRow(tr("Block size:"), fovea_block_);
+    ff->addRow(tr("Wing:"), fovea_wing_);
+    auto* attention_box = new QGroupBox(tr("Encoder attention"), this);
+    auto* af = new QFormLayout(attention_box);
+    af->addRow(tr("Attention:"), attention_);
+    af->addRow(tr("Maximum input positions:"), max_positions_);
+    auto* attention_parts = new QHBoxLayout;
+    attention_parts->addWidget(lsg_box_);
+    attention_parts->addWidget(fovea_box_);
+    af->addRow(attention_parts);
+
+    // --- generation
+    generation_box_ = new QGroupBox(tr("Override the model's generation settings"), this);
+    generation_box_->setCheckable(true);
+    beams_ = spin(1, 16, this, tr("Beam search width (1: greedy)"));
+    length_penalty_ = new QDoubleSpinBox(this);
+    length_penalty_->setRange(-5, 5);
+    length_penalty_->setSingleStep(0.1);
+    length_penalty_->setToolTip(tr("Above 1 favours longer summaries, below 1 shorter ones"));
+    min_length_ = spin(0, 4096, this, tr("Minimum summary length in tokens"));
+    max_length_ = spin(2, 4096, this, tr("Maximum summary length in tokens"));
+    no_repeat_ = spin(0, 10, this, tr("Never repeat an n-gram of this size (0: allow)"));
+    auto* gf = new QFormLayout(generation_box_);
+    gf->addRow(tr("Beams:"), beams_);
+    gf->addRow(tr("Length penalty:"), length_penalty_);
+    gf->addRow(tr("Minimum length:"), min_length_);
+    gf->addRow(tr("Maximum length:"), max_length_);
+    gf->addRow(tr("No-repeat n-gram size:"), no_repeat_);
+
+    error_ = new QLabel(this);
+    error_->setWordWrap(true);
+    error_->setStyleSheet(QStringLiteral("color: #b91c1c;"));
+    error_->hide();
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(model_box);
+    layout->addWidget(attention_box);
+    layout->addWidget(generation_box_);
+    layout->addWidget(error_);
+    layout->addWidget(buttons);
+
+    connect(browse, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder"), model_dir_->text());
+        if (!dir.isEmpty()) model_dir_->setText(dir);
+    });
+    connect(import_, &QPushButton::clicked, this, &SettingsDialog::import_model);
+    connect(attention_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
+    connect(lsg_override_, &QCheckBox::toggled, this, &SettingsDialog::update_enabled);
+    connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
+    connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this, [this] { load(EngineSettings{}); });
+    if (engine_) {
+        connect(engine_->worker(), &EngineWorker::model_imported, this, [this](const QString& dir, const QString& message) {
+            if (!importing_) return;
+            importing_ = false;
+            model_dir_->setText(dir);
+            model_note_->setText(message);
+            model_note_->show();
+            import_->setEnabled(true);
+        });
+        connect(engine_->worker(), &EngineWorker::failed, this, [this](quint64 ticket, const QString& message) {
+            if (!importing_ || ticket != import_ticket_) return;
+            importing_ = false;
+            model_note_->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(message.toHtmlEscaped()));
+            model_note_->show();
+            import_->setEnabled(true);
+        });
+    }
+    load(settings);
+}
+
+void SettingsDialog::load(const EngineSettings& s) {
+    model_dir_->setText(s.model_dir);
+    device_->setCurrentIndex(std::max(0, device_->findData(s.device == "cuda" ? QStringLiteral("auto") : s.device)));
+    attention_->setCurrentIndex(std::max(0, attention_->findData(s.attention)));
+    lsg_override_->setChecked(s.lsg_override);
+    sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(s.sparsity_type))));
+    block_size_->setValue(s.block_size);
+    sparse_block_size_->setValue(s.sparse_block_size);
+    sparsity_factor_->setValue(s.sparsity_factor);
+    num_global_->setValue(s.num_global_tokens);
+    fovea_block_->setValue(s.fovea_block_size);
+    fovea_wing_->setValue(s.fovea_wing);
+    max_positions_->setValue(s.max_positions);
+    generation_box_->setChecked(s.generation_override);
+    beams_->setValue(s.num_beams);
+    length_penalty_->setValue(s.length_penalty);
+    min_length_->setValue(s.min_length);
+    max_length_->setValue(s.max_length);
+    no_repeat_->setValue(s.no_repeat_ngram_size);
+    update_enabled();
+}
+
+EngineSettings SettingsDialog::settings() const {
+    EngineSettings s;
+    s.model_dir = model_dir_->text().trimmed();
+    s.device = device_->currentData().toString();
+    s.attention = attention_->currentData().toString();
+    s.lsg_override = lsg_override_->isChecked();
+    s.sparsity_type = SparsityType(sparsity_type_->currentData().toInt());
+    s.block_size = block_size_->value();
+    s.sparse_block_size = sparse_block_size_->value();
+    s.sparsity_factor = sparsity_factor_->value();
+    s.num_global_tokens = num_global_->value();
+    s.fovea_block_size = fovea_block_->value();
+    s.fovea_wing = fovea_wing_->value();
+    s.max_positions = max_positions_->value();
+    s.generation_override = generation_box_->isChecked();
+    s.num_beams = beams_->value();
+    s.length_penalty = length_penalty_->value();
+    s.min_length = min_length_->value();
+    s.max_length = max_length_->value();
+    s.no_repeat_ngram_size = no_repeat_->value();
+    return s;
+}
+
+void SettingsDialog::update_enabled() {
+    const QString kind = attention_->currentData().toString();
+    lsg_box_->setEnabled(kind == "lsg" || kind == "model");
+    for (QWidget* w : {static_cast<QWidget*>(sparsity_type_), static_cast<QWidget*>(block_size_),
+                       static_cast<QWidget*>(sparse_block_size_), static_cast<QWidget*>(sparsity_factor_),
+                       static_cast<QWidget*>(num_global_)})
+        w->setEnabled(lsg_override_->isChecked());
+    fovea_box_->setEnabled(kind == "fovea");
+}
+
+void SettingsDialog::accept() {
+    const EngineSettings s = settings();
+    if (s.lsg_override) {
+        try {
+            lsg_settings_for(s, LsgSettings{}).validate("The LSG settings");
+        } catch (const Error& e) {
+            error_->setText(QString::fromUtf8(e.what()));
+            error_->show();
+            return;
+        }
+    }
+    if (s.generation_override && s.min_length >= s.max_length) {
+        error_->setText(tr("The minimum summary length must be below the maximum length."));
+        error_->show();
+        return;
+    }
+    if (!s.model_dir.isEmpty() && !QFileInfo::exists(s.model_dir + QStringLiteral("/config.json"))) {
+        error_->setText(tr("The model folder %1 has no config.json.").arg(s.model_dir));
+        error_->show();
+        return;
+    }
+    QDialog::accept();
+}
+
+void SettingsDialog::import_model() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Import a HuggingFace BART or LSG-BART folder"));
+    if (dir.isEmpty() || !engine_) return;
+    importing_ = true;
+    import_->setEnabled(false);
+    model_note_->setText(tr("Importing %1… (a BART model is converted to LSG; this can take a minute)").arg(dir));
+    model_note_->show();
+    import_ticket_ = engine_->import_model(dir, settings());
+}
+
+}  // namespace precis::ui

@@ -1,0 +1,59 @@
+#pragma once
+// Settings (Ctrl+,): the model (folder, or import a HuggingFace BART / LSG-BART folder),
+// the device, the encoder attention with its LSG and Fovea parameters, and the generation
+// settings. Edits an EngineSettings; the caller stores it in QSettings.
+#include <QDialog>
+
+#include "app/worker/engine_settings.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QGroupBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace precis {
+class EngineThread;
+}
+
+namespace precis::ui {
+
+class SettingsDialog : public QDialog {
+    Q_OBJECT
+public:
+    // `engine` runs model imports; may be null (import disabled).
+    SettingsDialog(const EngineSettings& settings, EngineThread* engine, QWidget* parent = nullptr);
+
+    EngineSettings settings() const;
+    void accept() override;  // refuses invalid LSG settings with one sentence
+
+private:
+    void load(const EngineSettings& s);
+    void update_enabled();
+    void import_model();
+
+    EngineThread* engine_;
+    bool importing_ = false;
+    quint64 import_ticket_ = 0;
+    QLineEdit* model_dir_;
+    QLabel* model_note_;
+    QPushButton* import_;
+    QComboBox* device_;
+    QComboBox* attention_;
+    QCheckBox* lsg_override_;
+    QGroupBox* lsg_box_;
+    QComboBox* sparsity_type_;
+    QSpinBox *block_size_, *sparse_block_size_, *sparsity_factor_, *num_global_;
+    QGroupBox* fovea_box_;
+    QSpinBox *fovea_block_, *fovea_wing_;
+    QSpinBox* max_positions_;
+    QGroupBox* generation_box_;
+    QSpinBox *beams_, *min_length_, *max_length_, *no_repeat_;
+    QDoubleSpinBox* length_penalty_;
+    QLabel* error_;
+};
+
+}  // namespace precis::ui

@@ -1,0 +1,279 @@
+#include "ui/summary_panel.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QLocale>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace precis::ui {
+
+QString describe_parameters(const QJsonObject& p) {
+    QStringList parts;
+    const QString attention = p.value("attention").toString();
+    if (attention == "lsg")
+        parts << QStringLiteral("LSG %1, block %2, sparse block %3, factor %4, %5 global")
+                     .arg(p.value("sparsity_type").toString())
+                     .arg(p.value("block_size").toInt())
+                     .arg(p.value("sparse_block_size").toInt())
+                     .arg(p.value("sparsity_factor").toInt())
+                     .arg(p.value("num_global_tokens").toInt());
+    else if (attention == "fovea")
+        parts << QStringLiteral("Fovea, block %1, wing %2").arg(p.value("fovea_block_size").toInt()).arg(p.value("fovea_wing").toInt());
+    else if (!attention.isEmpty())
+        parts << QStringLiteral("full attention");
+    const int beams = p.value("num_beams").toInt(1);
+    parts << (beams > 1 ? QStringLiteral("%1 beams").arg(beams) : QStringLiteral("greedy"));
+    parts << QStringLiteral("length penalty %1").arg(p.value("length_penalty").toDouble());
+    parts << QStringLiteral("length %1–%2").arg(p.value("min_length").toInt()).arg(p.value("max_length").toInt());
+    if (const int n = p.value("no_repeat_ngram_size").toInt(); n > 0) parts << QStringLiteral("no repeated %1-grams").arg(n);
+    return parts.join(QStringLiteral(" · "));
+}
+
+SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
+    : QWidget(parent),
+      library_(library),
+      labels_(new QLabel(this)),
+      text_(new QTextBrowser(this)),
+      details_(new QLabel(this)),
+      passage_list_(new QListWidget(this)),
+      trace_(new QPushButton(tr("Find source passages"), this)),
+      history_(new QListWidget(this)),
+      copy_(new QPushButton(tr("Copy"), this)),
+      export_(new QPushButton(tr("Export…"), this)),
+      delete_(new QPushButton(tr("Delete"), this)) {
+    labels_->setWordWrap(true);
+    labels_->hide();
+    text_->setPlaceholderText(tr("No summary yet. Press Ctrl+Enter to summarize the open document."));
+    text_->setOpenLinks(false);
+    QFont f = text_->font();
+    f.setPointSizeF(f.pointSizeF() * 1.15);
+    text_->setFont(f);
+    details_->setWordWrap(true);
+    details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    trace_->setToolTip(tr("Run the encoder again to find which passages this summary drew on"));
+    passage_list_->setWordWrap(true);
+    passage_list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    passage_list_->setTextElideMode(Qt::ElideNone);
+    history_->setToolTip(tr("Every summary of this document, newest first"));
+    history_->setWordWrap(true);
+    history_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    copy_->setToolTip(tr("Copy the summary to the clipboard"));
+    export_->setToolTip(tr("Save the summary with its parameters as Markdown or JSON"));
+    delete_->setToolTip(tr("Delete this summary from the library"));
+
+    auto* passages_box = new QGroupBox(tr("Source passages"), this);
+    auto* pl = new QVBoxLayout(passages_box);
+    pl->addWidget(passage_list_);
+    pl->addWidget(trace_);
+    auto* history_box = new QGroupBox(tr("History"), this);
+    auto* hl = new QVBoxLayout(history_box);
+    hl->addWidget(history_);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(copy_);
+    buttons->addWidget(export_);
+    buttons->addStretch();
+    buttons->addWidget(delete_);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(labels_);
+    layout->addWidget(text_, 3);
+    layout->addWidget(details_);
+    layout->addWidget(passages_box, 2);
+    layout->addWidget(history_box, 1);
+    layout->addLayout(buttons);
+
+    connect(history_, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row >= 0) show_summary(history_->item(row)->data(Qt::UserRole).toLongLong());
+    });
+    connect(passage_list_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        const auto& list = passages_.value(summary_id());
+        const int i = item->data(Qt::UserRole).toInt();
+        if (i >= 0 && i < list.size()) emit passage_activated(list[i]);
+    });
+    connect(passage_list_, &QListWidget::itemClicked, passage_list_, &QListWidget::itemActivated);
+    connect(trace_, &QPushButton::clicked, this, [this] {
+        if (current_) emit trace_requested(current_->id);
+    });
+    connect(copy_, &QPushButton::clicked, this, &SummaryPanel::copy_to_clipboard);
+    connect(export_, &QPushButton::clicked, this, &SummaryPanel::export_summary);
+    connect(delete_, &QPushButton::clicked, this, &SummaryPanel::delete_summary);
+    clear();
+}
+
+void SummaryPanel::clear() {
+    document_id_ = 0;
+    current_.reset();
+    document_text_.clear();
+    document_text_of_ = 0;
+    const QSignalBlocker block(history_);
+    history_->clear();
+    labels_->hide();
+    text_->clear();
+    details_->clear();
+    show_passages();
+}
+
+void SummaryPanel::show_document(qint64 document_id, qint64 summary_id) {
+    document_id_ = document_id;
+    current_.reset();
+    const QVector<SummaryRecord> summaries = library_.summaries_for(document_id);
+    {
+        const QSignalBlocker block(history_);
+        history_->clear();
+        for (const SummaryRecord& s : summaries) {
+            auto* item = new QListWidgetItem(QStringLiteral("%1 · %2\n%3")
+                                                 .arg(QLocale().toString(s.created_at.toLocalTime(), QLocale::ShortFormat),
+                                                      s.model_name, describe_parameters(s.parameters)),
+                                             history_);
+            item->setData(Qt::UserRole, s.id);
+            item->setToolTip(s.summary.left(400));
+        }
+    }
+    // Labels from classifications: the best score per label, best first.
+    QMap<QString, double> best;
+    for (const ClassificationRecord& c : library_.classifications_for(document_id))
+        best[c.label] = std::max(best.value(c.label, 0.0), c.score);
+    QStringList chips;
+    for (auto it = best.begin(); it != best.end(); ++it) chips << QStringLiteral("<b>%1</b> %2").arg(it.key().toHtmlEscaped()).arg(it.value(), 0, 'f', 2);
+    labels_->setText(tr("Labels: %1").arg(chips.join(QStringLiteral(" · "))));
+    labels_->setVisible(!chips.isEmpty());
+
+    int row = 0;
+    for (int i = 0; i < summaries.size(); ++i)
+        if (summaries[i].id == summary_id) row = i;
+    if (summaries.isEmpty()) {
+        text_->clear();
+        details_->setText(tr("<small>This document has not been summarized yet.</small>"));
+        show_passages();
+    } else {
+        history_->setCurrentRow(row);  // shows it
+        if (history_->currentRow() == row) show_summary(summaries[row].id);
+    }
+}
+
+void SummaryPanel::show_summary(qint64 summary_id) {
+    current_ = library_.summary(summary_id);
+    if (!current_) return;
+    const SummaryRecord& s = *current_;
+    text_->setPlainText(s.summary);
+    const int tokens_read = s.parameters.value("tokens_read").toInt(int(s.input_tokens));
+    QString reading = tr("read %1 of %2 tokens").arg(tokens_read).arg(s.input_tokens);
+    if (s.truncated) reading = QStringLiteral("<span style='color:#b45309'>%1 (the rest did not fit)</span>").arg(reading);
+    details_->setText(QStringLiteral("<small><b>%1</b> on %2 · %3<br>%4<br>encode %5 s · generate %6 s · %7</small>")
+                          .arg(s.model_name.toHtmlEscaped(), s.device.toHtmlEscaped(),
+                               QLocale().toString(s.created_at.toLocalTime(), QLocale::ShortFormat),
+                               describe_parameters(s.parameters).toHtmlEscaped())
+                          .arg(s.seconds_encode, 0, 'f', 2)
+                          .arg(s.seconds_generate, 0, 'f', 2)
+                          .arg(reading));
+    details_->setToolTip(s.model_path);
+    show_passages();
+}
+
+void SummaryPanel::show_streaming(const QString& text) {
+    text_->setPlainText(text);
+    details_->setText(tr("<small><i>Generating…</i></small>"));
+    text_->moveCursor(QTextCursor::End);
+}
+
+void SummaryPanel::end_streaming() {
+    if (current_)
+        show_summary(current_->id);
+    else if (document_id_)
+        show_document(document_id_);
+}
+
+void SummaryPanel::set_passages(qint64 summary_id, const QVector<SourcePassage>& passages) {
+    passages_[summary_id] = passages;
+    if (summary_id == this->summary_id()) show_passages();
+}
+
+void SummaryPanel::show_passages() {
+    passage_list_->clear();
+    const bool known = current_ && passages_.contains(current_->id);
+    trace_->setVisible(current_ && !known);
+    copy_->setEnabled(current_.has_value());
+    export_->setEnabled(current_.has_value());
+    delete_->setEnabled(current_.has_value());
+    if (!known) {
+        emit passages_changed({});
+        return;
+    }
+    const QVector<SourcePassage>& list = passages_[current_->id];
+    if (document_text_of_ != current_->document_id) {
+        const auto doc = library_.document(current_->document_id);
+        document_text_ = doc ? doc->text : QString();
+        document_text_of_ = current_->document_id;
+    }
+    QVector<int> order(list.size());
+    for (int i = 0; i < list.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return list[a].weight > list[b].weight; });
+    for (int i : order) {
+        const SourcePassage& p = list[i];
+        QString excerpt = document_text_.mid(p.begin, p.end - p.begin).simplified();
+        if (excerpt.size() > 160) excerpt = excerpt.left(157) + QStringLiteral("…");
+        const QString where = p.page >= 0 ? tr("p. %1 · ").arg(p.page + 1) : QString();
+        auto* item = new QListWidgetItem(QStringLiteral("%1%2% — %3").arg(where).arg(p.weight * 100, 0, 'f', 1).arg(excerpt), passage_list_);
+        item->setData(Qt::UserRole, i);
+    }
+    if (list.isEmpty()) passage_list_->addItem(tr("The summary's attention was spread evenly; no passage stands out."));
+    emit passages_changed(list);
+}
+
+QString SummaryPanel::summary_text() const { return text_->toPlainText(); }
+
+void SummaryPanel::copy_to_clipboard() {
+    if (!current_) return;
+    QApplication::clipboard()->setText(current_->summary);
+    emit status_message(tr("Summary copied to the clipboard."));
+}
+
+void SummaryPanel::export_summary() {
+    if (!current_) return;
+    const auto doc = library_.document(current_->document_id);
+    const QString base = QFileInfo(doc ? doc->path : QStringLiteral("summary")).completeBaseName() + QStringLiteral("-summary");
+    QString filter;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export summary"), base + QStringLiteral(".md"),
+                                                      tr("Markdown (*.md);;JSON (*.json)"), &filter);
+    if (path.isEmpty()) return;
+    const bool json = path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) ||
+                      (!path.endsWith(QStringLiteral(".md"), Qt::CaseInsensitive) && filter.startsWith(QStringLiteral("JSON")));
+    QSaveFile file(path);
+    const QByteArray bytes = library_.export_summary(current_->id, json ? ExportFormat::Json : ExportFormat::Markdown).toUtf8();
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit()) {
+        QMessageBox::warning(this, tr("Export summary"), tr("Could not write %1: %2.").arg(path, file.errorString()));
+        return;
+    }
+    emit status_message(tr("Exported the summary to %1.").arg(path));
+}
+
+void SummaryPanel::delete_summary() {
+    if (!current_) return;
+    if (QMessageBox::question(this, tr("Delete summary"), tr("Delete this summary from the library? The document and its other summaries stay.")) !=
+        QMessageBox::Yes)
+        return;
+    const qint64 id = current_->id;
+    library_.delete_summary(id);
+    passages_.remove(id);
+    current_.reset();
+    show_document(document_id_);
+    emit summary_deleted(id);
+    emit status_message(tr("Summary deleted."));
+}
+
+}  // namespace precis::ui

@@ -1,0 +1,75 @@
+#pragma once
+// The right column: the selected summary (streaming while it is generated), what made it
+// (model, device, parameters, timings), the document's labels, the source passages it drew
+// on, the history of summaries for the document, and copy / export / delete.
+#include <QHash>
+#include <QWidget>
+
+#include <optional>
+
+#include "app/library/library.h"
+#include "app/worker/source_passages.h"
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTextBrowser;
+
+namespace precis::ui {
+
+class SummaryPanel : public QWidget {
+    Q_OBJECT
+public:
+    SummaryPanel(Library& library, QWidget* parent = nullptr);
+
+    // Shows the document's summaries (newest first) and selects `summary_id` (0: the newest).
+    void show_document(qint64 document_id, qint64 summary_id = 0);
+    void clear();
+    // Live text of a summary being generated for the shown document.
+    void show_streaming(const QString& text);
+    // Back to the selected stored summary after a cancelled or failed run.
+    void end_streaming();
+    // Passages are computed with the summary; remembered here for the session.
+    void set_passages(qint64 summary_id, const QVector<SourcePassage>& passages);
+
+    qint64 document_id() const { return document_id_; }
+    qint64 summary_id() const { return current_ ? current_->id : 0; }
+    QString summary_text() const;
+    QTextBrowser* text_view() const { return text_; }
+    QListWidget* history() const { return history_; }
+
+signals:
+    void passages_changed(const QVector<SourcePassage>& passages);  // for the document view
+    void passage_activated(const SourcePassage& passage);
+    void trace_requested(qint64 summary_id);
+    void summary_deleted(qint64 summary_id);
+    void status_message(const QString& message);
+
+private:
+    void show_summary(qint64 summary_id);
+    void show_passages();
+    void copy_to_clipboard();
+    void export_summary();
+    void delete_summary();
+
+    Library& library_;
+    qint64 document_id_ = 0;
+    std::optional<SummaryRecord> current_;
+    QHash<qint64, QVector<SourcePassage>> passages_;  // by summary id
+    QString document_text_;  // for passage excerpts
+    qint64 document_text_of_ = 0;
+    QLabel* labels_;
+    QTextBrowser* text_;
+    QLabel* details_;
+    QListWidget* passage_list_;
+    QPushButton* trace_;
+    QListWidget* history_;
+    QPushButton* copy_;
+    QPushButton* export_;
+    QPushButton* delete_;
+};
+
+// One line describing the settings a summary was made with ("lsg norm B=128 … · 4 beams · …").
+QString describe_parameters(const QJsonObject& parameters);
+
+}  // namespace precis::ui
