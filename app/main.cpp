@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <cstdlib>
 
 #include "app/cli/commands.h"
@@ -16,7 +17,7 @@ int main(int argc, char** argv) {
         setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
         execv("/proc/self/exe", argv);  // only returns on failure: then run as we are
     }
-    if (argc > 1) {
+    if (argc > 1 && (precis::cli::is_command(argv[1]) || !QFileInfo::exists(QString::fromLocal8Bit(argv[1])))) {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName("precis");
         return precis::cli::run_cli(argc, argv);

@@ -10,6 +10,7 @@ PACKAGES=(
   nlohmann-json3-dev libgtest-dev
   xvfb xauth libgl-dev
   qpdf
+  dpkg-dev file desktop-file-utils appstream groff-base
 )
 
 missing=()

@@ -36,6 +36,8 @@ int run_gui(int argc, char** argv) {
         return 1;
     }
     window->show();
+    // Files named on the command line (the desktop entry's %F) open like File > Open.
+    for (int i = 1; i < argc; ++i) window->open_file(QString::fromLocal8Bit(argv[i]));
     return app.exec();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Entry point of the desktop application (called by main() when no subcommand is given).
+// Entry point of the desktop application (called by main() when no subcommand is
+// given); any further arguments are documents to open.
 namespace precis::ui {
 int run_gui(int argc, char** argv);
 }

@@ -17,9 +17,11 @@ Without a command, precis opens the desktop application.
             [--max-length N] [--min-length N] [--no-repeat-ngram N] [--password P] [--json]
             [--attention lsg|full|fovea] [--sparsity-type T] [--block-size N]
             [--sparse-block-size N] [--sparsity-factor N] [--num-global-tokens N]
-            [--max-positions N] [--lsh-seed N] [--library DB] [--store]
+            [--max-positions N] [--lsh-seed N] [--max-input-tokens N]
   classify FILE... --model DIR [--labels "a,b,c"] [--multi-label] [--threshold X] [--json]
-  batch DIR [--library DB] [--recursive] [--classify] [summarize options]
+           [--template "This text is about {}."] [--store] [--library DB]
+  batch DIR [--library DB] [--recursive] [--retry-failed] [--classifier DIR [--labels ...]]
+        [summarize options]
   library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB]
   convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]
           [--sparsity-factor N] [--sparsity-type T] [--num-global-tokens N]
@@ -28,11 +30,21 @@ Without a command, precis opens the desktop application.
   inspect MODEL
   bench [--model DIR|--shape base|tiny] [--device ...] [--lengths 1024,4096,16384]
         [--attention lsg|full|fovea] [--json]
-  eval --input PAIRS.jsonl [--json]
+  eval --input PAIRS.jsonl [--model DIR] [--limit N] [--output OUT.jsonl] [--json]
+
+Without a command, any arguments are documents the desktop application opens.
   --version, help
 )";
 
 }  // namespace
+
+bool is_command(const std::string& w) {
+    static const char* names[] = {"summarize", "classify", "tokenize", "forward", "inspect", "bench", "convert",
+                                  "batch", "library", "eval", "help", "--help", "-h", "--version", "version"};
+    for (const char* n : names)
+        if (w == n) return true;
+    return false;
+}
 
 std::string version_text() {
     std::string backends = "cpu";

@@ -9,6 +9,7 @@ namespace precis::cli {
 using Args = std::vector<std::string>;
 
 int run_cli(int argc, char** argv);  // dispatches; argv[1] is the subcommand
+bool is_command(const std::string& word);  // a subcommand, help or --version
 
 int cmd_summarize(const Args& args);
 int cmd_classify(const Args& args);
