@@ -1,6 +1,7 @@
 // precis bench: times the encoder, its matrix products alone, greedy decoding and peak
 // memory per input length. Each length runs in a child process so that the peak memory
 // reported belongs to that length alone.
+#include <cblas.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -61,8 +62,11 @@ ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) 
     return c;
 }
 
-// Times the encoder's linear layers alone (same shapes, same backend) for `rows` rows.
-double gemm_seconds(Backend& be, const ModelConfig& c, int64_t rows, bool full_attention) {
+// Times the encoder's matrix products alone, at this machine's BLAS speed: the linear
+// layers (same shapes, same backend) and the attention's own products — dense q.k^T and
+// p.v for full attention, the per-block products over G + 2*SB + 3*B keys for LSG.
+double gemm_seconds(Backend& be, const ModelConfig& c, int64_t rows, const AttentionOptions& att, bool sparse) {
+    const bool full_attention = att.kind == EncoderAttention::Full || (att.kind == EncoderAttention::Lsg && !sparse);
     const int64_t D = c.d_model, F = c.encoder_ffn_dim;
     std::vector<float> x(size_t(rows * std::max(D, F)), 0.01f), y(size_t(rows * std::max(D, F)));
     std::vector<float> w(size_t(D * F), 0.01f), b(size_t(F), 0.f);
@@ -89,6 +93,29 @@ double gemm_seconds(Backend& be, const ModelConfig& c, int64_t rows, bool full_a
                     // scores [n, rows] x v [rows, hd]: as a linear with W = v^T [hd, rows]
                     be.linear(sc.data(), n, rows, q.data(), nullptr, hd, o.data());
                 }
+        s += since(t1);
+    }
+    if (att.kind == EncoderAttention::Lsg && sparse) {
+        const int64_t hd = D / c.encoder_heads, B = att.lsg.block_size;
+        const int64_t keys = std::max(1, att.lsg.num_global_tokens) +
+                             (att.lsg.sparse_enabled() ? 2 * att.lsg.sparse_block_size : 0) + 3 * B;
+        const int64_t blocks = rows / B;
+        std::vector<float> kv(size_t(keys * hd), 0.01f);
+        auto t1 = Clock::now();
+        for (int l = 0; l < c.encoder_layers; ++l) {
+#pragma omp parallel
+            {
+                std::vector<float> q(size_t(B * hd), 0.01f), sc(size_t(B * keys)), o(size_t(B * hd));
+#pragma omp for collapse(2) schedule(static)
+                for (int64_t b = 0; b < blocks; ++b)
+                    for (int h = 0; h < c.encoder_heads; ++h) {
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(B), int(keys), int(hd), 1.f, q.data(),
+                                    int(hd), kv.data(), int(hd), 0.f, sc.data(), int(keys));
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(B), int(hd), int(keys), 1.f,
+                                    sc.data(), int(keys), kv.data(), int(hd), 0.f, o.data(), int(hd));
+                    }
+            }
+        }
         s += since(t1);
     }
     return s;
@@ -156,7 +183,7 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     getrusage(RUSAGE_SELF, &ru);
     const int64_t rows = enc.rows[0].num_global + enc.rows[0].padded_length;
     std::vector<double> gemm;
-    for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att.kind == EncoderAttention::Full));
+    for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att, enc.rows[0].sparse_path));
 
     nlohmann::json j;
     j["length"] = length;

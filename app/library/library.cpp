@@ -13,28 +13,14 @@
 #include <algorithm>
 
 #include "app/ingest/ingest.h"
+#include "app/library/library_private.h"
 #include "app/library/library_schema.h"
-#include "app/library/sqlite_db.h"
 
 namespace precis {
 
 static_assert(Library::kSchemaVersion == kLibrarySchemaVersion);
 
-using sqlite::Db;
-using sqlite::ReadTransaction;
-using sqlite::Stmt;
-using sqlite::WriteTransaction;
-
 namespace {
-
-QString to_json(const QJsonObject& o) { return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact)); }
-
-template <typename Seq>
-QString to_json_array(const Seq& values) {
-    QJsonArray a;
-    for (const auto& v : values) a.append(v);
-    return QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact));
-}
 
 QJsonObject object_from_json(const QString& s) { return QJsonDocument::fromJson(s.toUtf8()).object(); }
 QJsonArray array_from_json(const QString& s) { return QJsonDocument::fromJson(s.toUtf8()).array(); }
@@ -45,17 +31,7 @@ QVector<qint32> ints_from_json(const QString& s) {
     return out;
 }
 
-QDateTime time_from_db(const QString& s) {
-    return QDateTime::fromString(s, Qt::ISODateWithMs);  // stored with a 'Z': UTC
-}
-
 QString time_to_text(const QDateTime& t) { return t.toUTC().toString(Qt::ISODateWithMs); }
-
-BatchItemStatus status_from_text(const QString& s) {
-    if (s == QLatin1String("done")) return BatchItemStatus::Done;
-    if (s == QLatin1String("failed")) return BatchItemStatus::Failed;
-    return BatchItemStatus::Pending;
-}
 
 #define DOCUMENT_INFO_COLUMNS "d.id, d.path, d.content_hash, d.title, d.pages, d.encoding, d.added_at"
 constexpr int kDocumentInfoColumnCount = 7;
@@ -121,24 +97,6 @@ ModelRecord read_model(const Stmt& st) {
     return m;
 }
 
-#define BATCH_JOB_COLUMNS                                                                              \
-    "j.id, j.root, j.settings, j.created_at, j.updated_at, "                                           \
-    "(SELECT count(*) FROM batch_items i WHERE i.job_id = j.id AND i.status = 'pending'), "            \
-    "(SELECT count(*) FROM batch_items i WHERE i.job_id = j.id AND i.status = 'done'), "               \
-    "(SELECT count(*) FROM batch_items i WHERE i.job_id = j.id AND i.status = 'failed')"
-
-BatchJobInfo read_batch_job(const Stmt& st) {
-    BatchJobInfo j;
-    j.id = st.int64(0);
-    j.root = st.text(1);
-    j.settings = st.text(2);
-    j.created_at = time_from_db(st.text(3));
-    j.updated_at = time_from_db(st.text(4));
-    j.pending = int(st.int64(5));
-    j.done = int(st.int64(6));
-    j.failed = int(st.int64(7));
-    return j;
-}
 
 // User text -> FTS5 MATCH expression: every word or "quoted phrase" becomes a quoted
 // string (so FTS operators and punctuation are taken literally), a trailing * stays a
@@ -165,77 +123,7 @@ QString markdown_escape_inline(QString s) { return s.replace(QLatin1Char('`'), Q
 
 }  // namespace
 
-const char* batch_item_status_name(BatchItemStatus s) {
-    switch (s) {
-        case BatchItemStatus::Pending: return "pending";
-        case BatchItemStatus::Done: return "done";
-        case BatchItemStatus::Failed: return "failed";
-    }
-    return "pending";
-}
 
-struct Library::Impl {
-    explicit Impl(const QString& path) : db(path) {}
-    Db db;
-
-    bool document_exists(qint64 id) {
-        Stmt st(db, "SELECT 1 FROM documents WHERE id = ?");
-        st.bind(1, id);
-        return st.step();
-    }
-
-    qint64 insert_summary(const SummaryRecord& s) {
-        if (!document_exists(s.document_id))
-            db.fail(LibraryErrorKind::NotFound,
-                    QStringLiteral("has no document %1 to add a summary to.").arg(s.document_id));
-        Stmt st(db,
-                "INSERT INTO summaries (document_id, model_name, model_path, parameters, summary, summary_ids, "
-                "input_tokens, truncated, seconds_encode, seconds_generate, device) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-        st.bind(1, s.document_id)
-            .bind(2, s.model_name)
-            .bind(3, s.model_path)
-            .bind(4, to_json(s.parameters))
-            .bind(5, s.summary)
-            .bind(6, to_json_array(s.summary_ids))
-            .bind(7, s.input_tokens)
-            .bind(8, s.truncated)
-            .bind(9, s.seconds_encode)
-            .bind(10, s.seconds_generate)
-            .bind(11, s.device);
-        st.run();
-        return db.last_insert_id();
-    }
-
-    qint64 insert_classification(const ClassificationRecord& c) {
-        if (!document_exists(c.document_id))
-            db.fail(LibraryErrorKind::NotFound,
-                    QStringLiteral("has no document %1 to add a classification to.").arg(c.document_id));
-        Stmt st(db, "INSERT INTO classifications (document_id, model_name, parameters, label, score) VALUES (?, ?, ?, ?, ?)");
-        st.bind(1, c.document_id).bind(2, c.model_name).bind(3, to_json(c.parameters)).bind(4, c.label).bind(5, c.score);
-        st.run();
-        return db.last_insert_id();
-    }
-
-    // Status and summary id of a batch item; nullopt if the job has no such item.
-    std::optional<std::pair<BatchItemStatus, qint64>> item_state(qint64 job_id, const QString& path) {
-        Stmt st(db, "SELECT status, summary_id FROM batch_items WHERE job_id = ? AND path = ?");
-        st.bind(1, job_id).bind(2, path);
-        if (!st.step()) return std::nullopt;
-        return std::make_pair(status_from_text(st.text(0)), st.is_null(1) ? qint64(0) : st.int64(1));
-    }
-
-    [[noreturn]] void no_item(qint64 job_id, const QString& path) {
-        db.fail(LibraryErrorKind::NotFound,
-                QStringLiteral("has no file \"%1\" in batch job %2.").arg(QDir::toNativeSeparators(path)).arg(job_id));
-    }
-
-    void touch_job(qint64 job_id) {
-        Stmt st(db, "UPDATE batch_jobs SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
-        st.bind(1, job_id);
-        st.run();
-    }
-};
 
 QString Library::default_path() {
     // One definition for the GUI and every command: app/paths.h.
@@ -583,149 +471,6 @@ bool Library::remove_model(qint64 id) {
     WriteTransaction tx(db);
     Stmt st(db, "DELETE FROM models WHERE id = ?");
     st.bind(1, id);
-    st.run();
-    const bool deleted = db.changes() > 0;
-    tx.commit();
-    return deleted;
-}
-
-// ---------------------------------------------------------------- batch jobs
-
-BatchJobStart Library::start_or_resume_job(const QString& root, const QStringList& files, const QString& settings,
-                                           bool retry_failed) {
-    Db& db = d_->db;
-    const QString clean_root = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
-    WriteTransaction tx(db);
-    BatchJobStart out;
-    {
-        Stmt find(db, "SELECT id FROM batch_jobs WHERE root = ? AND settings = ?");
-        find.bind(1, clean_root).bind(2, settings);
-        if (find.step()) {
-            out.job_id = find.int64(0);
-            out.resumed = true;
-        } else {
-            Stmt ins(db, "INSERT INTO batch_jobs (root, settings) VALUES (?, ?)");
-            ins.bind(1, clean_root).bind(2, settings);
-            ins.run();
-            out.job_id = db.last_insert_id();
-        }
-    }
-    {
-        Stmt ins(db, "INSERT INTO batch_items (job_id, path) VALUES (?, ?) ON CONFLICT(job_id, path) DO NOTHING");
-        for (const QString& f : files) {
-            ins.reset();
-            ins.bind(1, out.job_id).bind(2, f);
-            ins.run();
-        }
-    }
-    if (retry_failed) {
-        Stmt st(db, "UPDATE batch_items SET status = 'pending', error = '' WHERE job_id = ? AND status = 'failed'");
-        st.bind(1, out.job_id);
-        st.run();
-    }
-    d_->touch_job(out.job_id);
-    {
-        Stmt st(db, "SELECT path, status FROM batch_items WHERE job_id = ? ORDER BY id");
-        st.bind(1, out.job_id);
-        while (st.step()) {
-            switch (status_from_text(st.text(1))) {
-                case BatchItemStatus::Pending: out.pending.push_back(st.text(0)); break;
-                case BatchItemStatus::Done: ++out.done; break;
-                case BatchItemStatus::Failed: ++out.failed; break;
-            }
-        }
-    }
-    tx.commit();
-    return out;
-}
-
-qint64 Library::add_summary_for_batch_item(qint64 job_id, const QString& path, const SummaryRecord& summary) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    const auto state = d_->item_state(job_id, path);
-    if (!state) d_->no_item(job_id, path);
-    if (state->first == BatchItemStatus::Done) {
-        tx.commit();
-        return state->second;
-    }
-    const qint64 summary_id = d_->insert_summary(summary);
-    Stmt st(db,
-            "UPDATE batch_items SET status = 'done', error = '', summary_id = ?, "
-            "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE job_id = ? AND path = ?");
-    st.bind(1, summary_id).bind(2, job_id).bind(3, path);
-    st.run();
-    d_->touch_job(job_id);
-    tx.commit();
-    return summary_id;
-}
-
-void Library::mark_item_done(qint64 job_id, const QString& path, qint64 summary_id) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    const auto state = d_->item_state(job_id, path);
-    if (!state) d_->no_item(job_id, path);
-    {
-        Stmt exists(db, "SELECT 1 FROM summaries WHERE id = ?");
-        exists.bind(1, summary_id);
-        if (!exists.step()) db.fail(LibraryErrorKind::NotFound, QStringLiteral("has no summary %1.").arg(summary_id));
-    }
-    Stmt st(db,
-            "UPDATE batch_items SET status = 'done', error = '', summary_id = ?, "
-            "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE job_id = ? AND path = ? AND status != 'done'");
-    st.bind(1, summary_id).bind(2, job_id).bind(3, path);
-    st.run();
-    d_->touch_job(job_id);
-    tx.commit();
-}
-
-void Library::mark_item_failed(qint64 job_id, const QString& path, const QString& reason) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    if (!d_->item_state(job_id, path)) d_->no_item(job_id, path);
-    Stmt st(db,
-            "UPDATE batch_items SET status = 'failed', error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
-            "WHERE job_id = ? AND path = ? AND status != 'done'");
-    st.bind(1, reason).bind(2, job_id).bind(3, path);
-    st.run();
-    d_->touch_job(job_id);
-    tx.commit();
-}
-
-std::optional<BatchJobInfo> Library::batch_job(qint64 job_id) const {
-    Stmt st(d_->db, "SELECT " BATCH_JOB_COLUMNS " FROM batch_jobs j WHERE j.id = ?");
-    st.bind(1, job_id);
-    if (!st.step()) return std::nullopt;
-    return read_batch_job(st);
-}
-
-QVector<BatchJobInfo> Library::batch_jobs() const {
-    Stmt st(d_->db, "SELECT " BATCH_JOB_COLUMNS " FROM batch_jobs j ORDER BY j.updated_at DESC, j.id DESC");
-    QVector<BatchJobInfo> out;
-    while (st.step()) out.push_back(read_batch_job(st));
-    return out;
-}
-
-QVector<BatchItem> Library::batch_items(qint64 job_id) const {
-    Stmt st(d_->db, "SELECT path, status, error, summary_id, updated_at FROM batch_items WHERE job_id = ? ORDER BY id");
-    st.bind(1, job_id);
-    QVector<BatchItem> out;
-    while (st.step()) {
-        BatchItem it;
-        it.path = st.text(0);
-        it.status = status_from_text(st.text(1));
-        it.error = st.text(2);
-        it.summary_id = st.is_null(3) ? 0 : st.int64(3);
-        it.updated_at = time_from_db(st.text(4));
-        out.push_back(std::move(it));
-    }
-    return out;
-}
-
-bool Library::delete_batch_job(qint64 job_id) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    Stmt st(db, "DELETE FROM batch_jobs WHERE id = ?");
-    st.bind(1, job_id);
     st.run();
     const bool deleted = db.changes() > 0;
     tx.commit();

@@ -1,0 +1,184 @@
+// The batch-job half of the library: a job is a folder plus settings, its items the
+// files; a summary and its item's "done" are written in one transaction, so a killed
+// run loses nothing and a rerun redoes nothing.
+#include <QStringList>
+
+#include "app/library/library.h"
+#include "app/library/library_private.h"
+
+namespace precis {
+
+namespace {
+
+#define BATCH_JOB_COLUMNS                                                                              \
+    "j.id, j.root, j.settings, j.created_at, j.updated_at, "                                           \
+    "(SELECT count(*) FROM batch_items i WHERE i.job_id = j.id AND i.status = 'pending'), "            \
+    "(SELECT count(*) FROM batch_items i WHERE i.job_id = j.id AND i.status = 'done'), "               \
+    "(SELECT count(*) FROM batch_items i WHERE i.job_id = j.id AND i.status = 'failed')"
+
+BatchJobInfo read_batch_job(const Stmt& st) {
+    BatchJobInfo j;
+    j.id = st.int64(0);
+    j.root = st.text(1);
+    j.settings = st.text(2);
+    j.created_at = time_from_db(st.text(3));
+    j.updated_at = time_from_db(st.text(4));
+    j.pending = int(st.int64(5));
+    j.done = int(st.int64(6));
+    j.failed = int(st.int64(7));
+    return j;
+}
+
+}  // namespace
+
+const char* batch_item_status_name(BatchItemStatus s) {
+    switch (s) {
+        case BatchItemStatus::Pending: return "pending";
+        case BatchItemStatus::Done: return "done";
+        case BatchItemStatus::Failed: return "failed";
+    }
+    return "pending";
+}
+
+BatchJobStart Library::start_or_resume_job(const QString& root, const QStringList& files, const QString& settings,
+                                           bool retry_failed) {
+    Db& db = d_->db;
+    const QString clean_root = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    WriteTransaction tx(db);
+    BatchJobStart out;
+    {
+        Stmt find(db, "SELECT id FROM batch_jobs WHERE root = ? AND settings = ?");
+        find.bind(1, clean_root).bind(2, settings);
+        if (find.step()) {
+            out.job_id = find.int64(0);
+            out.resumed = true;
+        } else {
+            Stmt ins(db, "INSERT INTO batch_jobs (root, settings) VALUES (?, ?)");
+            ins.bind(1, clean_root).bind(2, settings);
+            ins.run();
+            out.job_id = db.last_insert_id();
+        }
+    }
+    {
+        Stmt ins(db, "INSERT INTO batch_items (job_id, path) VALUES (?, ?) ON CONFLICT(job_id, path) DO NOTHING");
+        for (const QString& f : files) {
+            ins.reset();
+            ins.bind(1, out.job_id).bind(2, f);
+            ins.run();
+        }
+    }
+    if (retry_failed) {
+        Stmt st(db, "UPDATE batch_items SET status = 'pending', error = '' WHERE job_id = ? AND status = 'failed'");
+        st.bind(1, out.job_id);
+        st.run();
+    }
+    d_->touch_job(out.job_id);
+    {
+        Stmt st(db, "SELECT path, status FROM batch_items WHERE job_id = ? ORDER BY id");
+        st.bind(1, out.job_id);
+        while (st.step()) {
+            switch (status_from_text(st.text(1))) {
+                case BatchItemStatus::Pending: out.pending.push_back(st.text(0)); break;
+                case BatchItemStatus::Done: ++out.done; break;
+                case BatchItemStatus::Failed: ++out.failed; break;
+            }
+        }
+    }
+    tx.commit();
+    return out;
+}
+
+qint64 Library::add_summary_for_batch_item(qint64 job_id, const QString& path, const SummaryRecord& summary) {
+    Db& db = d_->db;
+    WriteTransaction tx(db);
+    const auto state = d_->item_state(job_id, path);
+    if (!state) d_->no_item(job_id, path);
+    if (state->first == BatchItemStatus::Done) {
+        tx.commit();
+        return state->second;
+    }
+    const qint64 summary_id = d_->insert_summary(summary);
+    Stmt st(db,
+            "UPDATE batch_items SET status = 'done', error = '', summary_id = ?, "
+            "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE job_id = ? AND path = ?");
+    st.bind(1, summary_id).bind(2, job_id).bind(3, path);
+    st.run();
+    d_->touch_job(job_id);
+    tx.commit();
+    return summary_id;
+}
+
+void Library::mark_item_done(qint64 job_id, const QString& path, qint64 summary_id) {
+    Db& db = d_->db;
+    WriteTransaction tx(db);
+    const auto state = d_->item_state(job_id, path);
+    if (!state) d_->no_item(job_id, path);
+    {
+        Stmt exists(db, "SELECT 1 FROM summaries WHERE id = ?");
+        exists.bind(1, summary_id);
+        if (!exists.step()) db.fail(LibraryErrorKind::NotFound, QStringLiteral("has no summary %1.").arg(summary_id));
+    }
+    Stmt st(db,
+            "UPDATE batch_items SET status = 'done', error = '', summary_id = ?, "
+            "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE job_id = ? AND path = ? AND status != 'done'");
+    st.bind(1, summary_id).bind(2, job_id).bind(3, path);
+    st.run();
+    d_->touch_job(job_id);
+    tx.commit();
+}
+
+void Library::mark_item_failed(qint64 job_id, const QString& path, const QString& reason) {
+    Db& db = d_->db;
+    WriteTransaction tx(db);
+    if (!d_->item_state(job_id, path)) d_->no_item(job_id, path);
+    Stmt st(db,
+            "UPDATE batch_items SET status = 'failed', error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
+            "WHERE job_id = ? AND path = ? AND status != 'done'");
+    st.bind(1, reason).bind(2, job_id).bind(3, path);
+    st.run();
+    d_->touch_job(job_id);
+    tx.commit();
+}
+
+std::optional<BatchJobInfo> Library::batch_job(qint64 job_id) const {
+    Stmt st(d_->db, "SELECT " BATCH_JOB_COLUMNS " FROM batch_jobs j WHERE j.id = ?");
+    st.bind(1, job_id);
+    if (!st.step()) return std::nullopt;
+    return read_batch_job(st);
+}
+
+QVector<BatchJobInfo> Library::batch_jobs() const {
+    Stmt st(d_->db, "SELECT " BATCH_JOB_COLUMNS " FROM batch_jobs j ORDER BY j.updated_at DESC, j.id DESC");
+    QVector<BatchJobInfo> out;
+    while (st.step()) out.push_back(read_batch_job(st));
+    return out;
+}
+
+QVector<BatchItem> Library::batch_items(qint64 job_id) const {
+    Stmt st(d_->db, "SELECT path, status, error, summary_id, updated_at FROM batch_items WHERE job_id = ? ORDER BY id");
+    st.bind(1, job_id);
+    QVector<BatchItem> out;
+    while (st.step()) {
+        BatchItem it;
+        it.path = st.text(0);
+        it.status = status_from_text(st.text(1));
+        it.error = st.text(2);
+        it.summary_id = st.is_null(3) ? 0 : st.int64(3);
+        it.updated_at = time_from_db(st.text(4));
+        out.push_back(std::move(it));
+    }
+    return out;
+}
+
+bool Library::delete_batch_job(qint64 job_id) {
+    Db& db = d_->db;
+    WriteTransaction tx(db);
+    Stmt st(db, "DELETE FROM batch_jobs WHERE id = ?");
+    st.bind(1, job_id);
+    st.run();
+    const bool deleted = db.changes() > 0;
+    tx.commit();
+    return deleted;
+}
+
+}  // namespace precis
