@@ -109,7 +109,9 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
                                plan.sparse, ctx.data<float>());
             be.linear(ctx.data<float>(), S, D, lw.self_attn.out.w(), lw.self_attn.out.b(), D, tmp.data<float>());
             be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
+            cb.check_abort();  // a 16k-token layer takes over a second: check inside it too
             for (int64_t r0 = 0; r0 < S; r0 += kFfnChunkRows) {
+                if (r0 > 0 && (r0 / kFfnChunkRows) % 4 == 0) cb.check_abort();
                 const int64_t n = std::min<int64_t>(kFfnChunkRows, S - r0);
                 be.linear(xp + r0 * D, n, D, lw.fc1.w(), lw.fc1.b(), F, hidden.data<float>());
                 be.gelu(hidden.data<float>(), n * F);
