@@ -225,14 +225,7 @@ QVector<DocumentListItem> Library::documents() const {
 }
 
 bool Library::delete_document(qint64 id) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    Stmt st(db, "DELETE FROM documents WHERE id = ?");
-    st.bind(1, id);
-    st.run();
-    const bool deleted = db.changes() > 0;
-    tx.commit();
-    return deleted;
+    return d_->delete_by_id("DELETE FROM documents WHERE id = ?", id);
 }
 
 // ---------------------------------------------------------------- summaries
@@ -260,14 +253,7 @@ QVector<SummaryRecord> Library::summaries_for(qint64 document_id) const {
 }
 
 bool Library::delete_summary(qint64 id) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    Stmt st(db, "DELETE FROM summaries WHERE id = ?");
-    st.bind(1, id);
-    st.run();
-    const bool deleted = db.changes() > 0;
-    tx.commit();
-    return deleted;
+    return d_->delete_by_id("DELETE FROM summaries WHERE id = ?", id);
 }
 
 QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
@@ -467,14 +453,7 @@ std::optional<ModelRecord> Library::model(qint64 id) const {
 }
 
 bool Library::remove_model(qint64 id) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    Stmt st(db, "DELETE FROM models WHERE id = ?");
-    st.bind(1, id);
-    st.run();
-    const bool deleted = db.changes() > 0;
-    tx.commit();
-    return deleted;
+    return d_->delete_by_id("DELETE FROM models WHERE id = ?", id);
 }
 
 }  // namespace precis

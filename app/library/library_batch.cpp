@@ -171,14 +171,7 @@ QVector<BatchItem> Library::batch_items(qint64 job_id) const {
 }
 
 bool Library::delete_batch_job(qint64 job_id) {
-    Db& db = d_->db;
-    WriteTransaction tx(db);
-    Stmt st(db, "DELETE FROM batch_jobs WHERE id = ?");
-    st.bind(1, job_id);
-    st.run();
-    const bool deleted = db.changes() > 0;
-    tx.commit();
-    return deleted;
+    return d_->delete_by_id("DELETE FROM batch_jobs WHERE id = ?", job_id);
 }
 
 }  // namespace precis

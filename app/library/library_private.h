@@ -94,6 +94,17 @@ struct Library::Impl {
                 QStringLiteral("has no file \"%1\" in batch job %2.").arg(QDir::toNativeSeparators(path)).arg(job_id));
     }
 
+    // Runs a "DELETE ... WHERE id = ?" in its own transaction; true when a row went.
+    bool delete_by_id(const char* sql, qint64 id) {
+        WriteTransaction tx(db);
+        Stmt st(db, sql);
+        st.bind(1, id);
+        st.run();
+        const bool deleted = db.changes() > 0;
+        tx.commit();
+        return deleted;
+    }
+
     void touch_job(qint64 job_id) {
         Stmt st(db, "UPDATE batch_jobs SET updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?");
         st.bind(1, job_id);
