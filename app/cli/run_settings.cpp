@@ -7,6 +7,7 @@
 #include "engine/backend/backend.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
+#include "engine/pipeline/input_text.h"
 #include "kernels/device_query.h"
 
 namespace precis::cli {
@@ -85,8 +86,7 @@ LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& arg
     }
     LoadedRun run;
     run.model = Model::load(dir, lo);
-    if (need_tokenizer && !run.model->tokenizer())
-        throw Error("model folder " + dir.string() + " has no tokenizer (tokenizer.json, vocab.json + merges.txt or a sentencepiece .model)");
+    if (need_tokenizer) require_tokenizer(*run.model);
     run.attention = attention_from_flags(*run.model, args);
     return run;
 }

@@ -11,16 +11,11 @@ namespace precis {
 
 std::vector<int64_t> ids_to_read(const Model& model, const std::string& text, const SummarizeOptions& options,
                                  int* input_tokens) {
-    const Tokenizer* tok = model.tokenizer();
-    if (!tok) throw Error("model " + model.path().string() + " has no tokenizer files, so it cannot read text");
-    std::vector<int64_t> ids = tok->encode(text, true);
+    std::vector<int64_t> ids = require_tokenizer(model).encode(text, true);
     if (input_tokens) *input_tokens = int(ids.size());
-    // The same limit Summarizer::summarize_ids applies.
-    int limit = options.max_input_tokens > 0 ? options.max_input_tokens : model.max_input_tokens();
-    limit = std::min(limit, model.max_input_tokens());
-    if (options.attention.kind == EncoderAttention::Lsg && limit > 2 * options.attention.lsg.block_size)
-        limit = limit / options.attention.lsg.block_size * options.attention.lsg.block_size;
-    return truncate_ids(ids, limit, model.config().eos_token_id);
+    // The same tokens Summarizer::summarize_ids reads.
+    return truncate_ids(ids, readable_input_tokens(model, options.attention, options.max_input_tokens),
+                        model.config().eos_token_id);
 }
 
 SourceWeights trace_summary_sources(const Model& model, Backend& backend, const std::string& text,

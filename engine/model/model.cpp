@@ -37,19 +37,11 @@ std::shared_ptr<const Model> Model::load(const fs::path& dir, const LoadOptions&
     }
     m->config_ = std::move(cfg);
     m->generation_ = load_generation_config(dir, m->config_);
-    if (opts.load_tokenizer) {
-        try {
-            m->tokenizer_ = load_tokenizer(opts.tokenizer_dir.empty() ? dir : opts.tokenizer_dir);
-        } catch (const Error&) {
-            // A folder with weights but no tokenizer files is still usable for `forward`;
-            // callers that need text check tokenizer() and report it.
-            if (!opts.tokenizer_dir.empty()) throw;
-            bool has_any = fs::exists(dir / "tokenizer.json") || fs::exists(dir / "vocab.json");
-            for (auto& e : fs::directory_iterator(dir))
-                if (e.path().extension() == ".model") has_any = true;
-            if (has_any) throw;
-        }
-    }
+    // A folder with weights but no tokenizer files still loads (for `forward`); callers
+    // that need text check tokenizer() and report it. Broken tokenizer files are an error.
+    if (opts.load_tokenizer && (!opts.tokenizer_dir.empty() || has_tokenizer_files(dir)))
+        m->tokenizer_ = load_tokenizer(opts.tokenizer_dir.empty() ? dir : opts.tokenizer_dir);
+
     m->path_ = dir;
     m->name_ = fs::absolute(dir).lexically_normal().filename().string();
     if (m->name_.empty()) m->name_ = fs::absolute(dir).parent_path().filename().string();

@@ -7,7 +7,7 @@
 #include "engine/model/classifier.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
-#include "engine/pipeline/summarizer.h"
+#include "engine/pipeline/input_text.h"
 
 namespace precis {
 
@@ -51,17 +51,12 @@ ClassifyOptions Classifier::default_options() const {
 
 ClassificationResult Classifier::classify(const std::string& text, const ClassifyOptions& opts,
                                           const RunCallbacks& cb) const {
-    const Tokenizer* tok = model_->tokenizer();
-    check(tok != nullptr, "model " + model_->path().string() + " has no tokenizer files, so it cannot read text");
-    bool blank = true;
-    for (unsigned char c : text) blank &= std::isspace(c) != 0;
-    check(!blank, "the document has no text to classify");
+    const Tokenizer* tok = &require_tokenizer(*model_);
+    check(!is_blank(text), "the document has no text to classify");
     const ModelConfig& cfg = model_->config();
     ClassificationResult res;
     res.threshold = opts.threshold;
-    int limit = model_->max_input_tokens();
-    if (opts.attention.kind == EncoderAttention::Lsg && limit > 2 * opts.attention.lsg.block_size)
-        limit = limit / opts.attention.lsg.block_size * opts.attention.lsg.block_size;
+    const int limit = readable_input_tokens(*model_, opts.attention);
     std::vector<int64_t> doc = tok->encode(text, true);
     res.input_tokens = int(doc.size());
 

@@ -16,13 +16,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 }  // namespace
 
-std::vector<int64_t> truncate_ids(const std::vector<int64_t>& ids, int max_tokens, int64_t eos) {
-    if (int(ids.size()) <= max_tokens) return ids;
-    std::vector<int64_t> out(ids.begin(), ids.begin() + (max_tokens - 1));
-    out.push_back(eos);
-    return out;
-}
-
 Summarizer::Summarizer(std::shared_ptr<const Model> model, std::shared_ptr<Backend> backend)
     : model_(std::move(model)), backend_(std::move(backend)) {}
 
@@ -35,24 +28,17 @@ SummarizeOptions Summarizer::default_options() const {
 
 SummaryResult Summarizer::summarize(const std::string& text, const SummarizeOptions& options,
                                     const RunCallbacks& callbacks) const {
-    const Tokenizer* tok = model_->tokenizer();
-    if (!tok) throw Error("model " + model_->path().string() + " has no tokenizer files, so it cannot read text");
-    bool blank = true;
-    for (unsigned char c : text) blank &= std::isspace(c) != 0;
-    if (blank) throw Error("the document has no text to summarize");
-    return summarize_ids(tok->encode(text, true), options, callbacks);
+    const Tokenizer& tok = require_tokenizer(*model_);
+    if (is_blank(text)) throw Error("the document has no text to summarize");
+    return summarize_ids(tok.encode(text, true), options, callbacks);
 }
 
 SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const SummarizeOptions& options,
                                         const RunCallbacks& callbacks) const {
     SummaryResult r;
     r.input_tokens = int(ids.size());
-    int limit = options.max_input_tokens > 0 ? options.max_input_tokens : model_->max_input_tokens();
-    limit = std::min(limit, model_->max_input_tokens());
-    // LSG pads to a multiple of the block size; keep the padded length within the table.
-    if (options.attention.kind == EncoderAttention::Lsg && limit > 2 * options.attention.lsg.block_size)
-        limit = limit / options.attention.lsg.block_size * options.attention.lsg.block_size;
-    ids = truncate_ids(ids, limit, model_->config().eos_token_id);
+    ids = truncate_ids(ids, readable_input_tokens(*model_, options.attention, options.max_input_tokens),
+                       model_->config().eos_token_id);
     r.tokens_read = int(ids.size());
     r.truncated = r.tokens_read < r.input_tokens;
 

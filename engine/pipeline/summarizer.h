@@ -7,6 +7,7 @@
 
 #include "engine/model/config.h"
 #include "engine/model/run_options.h"
+#include "engine/pipeline/input_text.h"
 
 namespace precis {
 
@@ -70,8 +71,6 @@ std::vector<std::pair<size_t, size_t>> token_byte_spans(const Tokenizer& tokeniz
 std::vector<float> cross_attention_profile(const Model& model, Backend& backend, const EncoderOutput& encoded,
                                            const std::vector<int64_t>& summary_ids);
 
-// Keeps the first max-1 tokens and the final eos, as a truncating tokenizer does.
-std::vector<int64_t> truncate_ids(const std::vector<int64_t>& ids, int max_tokens, int64_t eos);
 
 }  // namespace precis
 

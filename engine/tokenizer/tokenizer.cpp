@@ -37,6 +37,14 @@ fs::path find_sentencepiece_model(const fs::path& dir) {
 
 }  // namespace
 
+bool has_tokenizer_files(const fs::path& dir) {
+    if (is_file(dir / "tokenizer.json") || is_file(dir / "vocab.json") || is_file(dir / "merges.txt")) return true;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".model") return true;
+    return false;
+}
+
 std::unique_ptr<Tokenizer> load_tokenizer(const fs::path& dir) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) throw Error("the model folder " + dir.string() + " does not exist.");

@@ -46,4 +46,8 @@ protected:
 // wrong structure, unsupported tokenizer type).
 std::unique_ptr<Tokenizer> load_tokenizer(const std::filesystem::path& dir);
 
+// True when `dir` holds any file load_tokenizer() reads (complete or not), so a caller
+// can tell "this folder has no tokenizer" from "its tokenizer is broken".
+bool has_tokenizer_files(const std::filesystem::path& dir);
+
 }  // namespace precis

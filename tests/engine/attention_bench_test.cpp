@@ -50,19 +50,6 @@ BenchInput make_input(int G, int T, int heads, int hd) {
     return b;
 }
 
-const char* sparsity_type_name_for_bench(SparsityType t) {
-    switch (t) {
-        case SparsityType::None: return "none";
-        case SparsityType::Norm: return "norm";
-        case SparsityType::Pooling: return "pooling";
-        case SparsityType::Stride: return "stride";
-        case SparsityType::BlockStride: return "block_stride";
-        case SparsityType::BosPooling: return "bos_pooling";
-        case SparsityType::Lsh: return "lsh";
-    }
-    return "?";
-}
-
 double cpu_seconds() {
     timespec ts{};
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -97,7 +84,7 @@ TEST(AttentionBench, DISABLED_BartBaseShapes) {
             s.sparsity_type = type;
             LshProjections lsh = LshProjections::seeded(7);
             const double sec = best_of(3, [&] { lsg_attention(b.in, b.mask.data(), G, s, 0, &lsh, b.out.data()); });
-            std::printf("lsg %-12s T=%6d  %.3f s wall  %.3f s cpu\n", sparsity_type_name_for_bench(type), T, sec,
+            std::printf("lsg %-12s T=%6d  %.3f s wall  %.3f s cpu\n", sparsity_type_name(type), T, sec,
                         g_last_cpu);
         }
         FoveaSettings fs;
