@@ -325,15 +325,16 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
 
 qint64 Library::add_classification(const ClassificationRecord& c) {
     WriteTransaction tx(d_->db);
-    const qint64 id = d_->insert_classification(c);
+    const qint64 id = d_->insert_classification(c, d_->now());
     tx.commit();
     return id;
 }
 
 QVector<qint64> Library::add_classifications(const QVector<ClassificationRecord>& cs) {
     WriteTransaction tx(d_->db);
+    const QString created_at = d_->now();
     QVector<qint64> ids;
-    for (const ClassificationRecord& c : cs) ids.push_back(d_->insert_classification(c));
+    for (const ClassificationRecord& c : cs) ids.push_back(d_->insert_classification(c, created_at));
     tx.commit();
     return ids;
 }

@@ -71,12 +71,23 @@ struct Library::Impl {
         return db.last_insert_id();
     }
 
-    qint64 insert_classification(const ClassificationRecord& c) {
+    // The database clock, in the same format as the schema's column defaults.
+    QString now() {
+        Stmt st(db, "SELECT strftime('%Y-%m-%dT%H:%M:%fZ','now')");
+        st.step();
+        return st.text(0);
+    }
+
+    // `created_at` is shared by every label of one classification run, so "newest run first,
+    // then by score" stays true even when the inserts straddle a millisecond.
+    qint64 insert_classification(const ClassificationRecord& c, const QString& created_at) {
         if (!document_exists(c.document_id))
             db.fail(LibraryErrorKind::NotFound,
                     QStringLiteral("has no document %1 to add a classification to.").arg(c.document_id));
-        Stmt st(db, "INSERT INTO classifications (document_id, model_name, parameters, label, score) VALUES (?, ?, ?, ?, ?)");
+        Stmt st(db, "INSERT INTO classifications (document_id, model_name, parameters, label, score, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?)");
         st.bind(1, c.document_id).bind(2, c.model_name).bind(3, to_json(c.parameters)).bind(4, c.label).bind(5, c.score);
+        st.bind(6, created_at);
         st.run();
         return db.last_insert_id();
     }
