@@ -9,6 +9,7 @@
 #include <poppler-qt6.h>
 
 #include "ui/document_view.h"
+#include "ui/pdf_passage_marks.h"
 
 namespace precis::ui {
 
@@ -16,11 +17,10 @@ namespace {
 
 constexpr double kDpi = 110.0;
 
-// The passage's opening words, which Poppler can find on the page even when ingestion
-// joined hyphenated or wrapped lines further on.
-QString opening_words(const QString& passage, int words) {
-    const QStringList w = passage.simplified().split(' ', Qt::SkipEmptyParts);
-    return w.mid(0, words).join(' ');
+QVector<PageWord> words_on(const Poppler::Page& page) {
+    QVector<PageWord> words;
+    for (const std::unique_ptr<Poppler::TextBox>& box : page.textList()) words.push_back({box->text(), box->boundingBox()});
+    return words;
 }
 
 }  // namespace
@@ -44,7 +44,8 @@ void PdfPagesView::clear() {
     pages_.clear();
     document_.reset();
     passages_.clear();
-    passage_texts_.clear();
+    passage_words_.clear();
+    carried_.clear();
     next_page_ = 0;
 }
 
@@ -76,13 +77,14 @@ void PdfPagesView::load(const QString& path) {
 
 void PdfPagesView::set_highlights(const QVector<SourcePassage>& passages, const QString& text) {
     passages_ = passages;
-    passage_texts_.clear();
-    for (const SourcePassage& p : passages) passage_texts_ << text.mid(p.begin, p.end - p.begin);
+    passage_words_.clear();
+    for (const SourcePassage& p : passages) passage_words_ << passage_words(text.mid(p.begin, p.end - p.begin));
     if (document_) restart_rendering();
 }
 
 void PdfPagesView::restart_rendering() {
     next_page_ = 0;
+    carried_.fill(0, passages_.size());
     render_timer_->start();
 }
 
@@ -99,15 +101,26 @@ void PdfPagesView::render_next_page() {
     for (const SourcePassage& p : passages_) heaviest = std::max(heaviest, p.weight);
     QPainter painter(&image);
     painter.setCompositionMode(QPainter::CompositionMode_Multiply);
+    QVector<PageWord> words;
+    bool have_words = false;
+    const double s = kDpi / 72.0;
     for (int i = 0; i < passages_.size(); ++i) {
         const SourcePassage& p = passages_[i];
-        if (p.page != index || passage_texts_[i].isEmpty()) continue;
-        QList<QRectF> hits = page->search(opening_words(passage_texts_[i], 6), Poppler::Page::IgnoreCase);
-        if (hits.isEmpty()) hits = page->search(opening_words(passage_texts_[i], 3), Poppler::Page::IgnoreCase);
-        if (hits.isEmpty()) continue;
-        const QRectF r = hits.first();
-        const double s = kDpi / 72.0;
-        painter.fillRect(QRectF(r.x() * s, r.y() * s, r.width() * s, r.height() * s), passage_colour(p.weight, heaviest));
+        // A passage begins on its own page; pages are rendered in order, so one that ran
+        // off the previous page continues here from the words already found.
+        const bool begins_here = p.page == index && carried_[i] == 0;
+        const bool continues_here = p.page < index && carried_[i] > 0;
+        if (!begins_here && !continues_here) continue;
+        if (!have_words) {
+            words = words_on(*page);
+            have_words = true;
+        }
+        const PassageMarks marks = mark_passage(words, passage_words_[i], carried_[i]);
+        carried_[i] = marks.matched > 0 && carried_[i] + marks.matched < passage_words_[i].size()
+                          ? carried_[i] + marks.matched
+                          : 0;
+        for (const QRectF& r : marks.lines)
+            painter.fillRect(QRectF(r.x() * s, r.y() * s, r.width() * s, r.height() * s), passage_colour(p.weight, heaviest));
     }
     painter.end();
     pages_[index]->setPixmap(QPixmap::fromImage(image));

@@ -1,6 +1,6 @@
 #pragma once
 // A PDF's pages rendered with Poppler, one under the other, with the summary's source
-// passages marked where Poppler finds their opening words. Pages render one per event
+// passages marked line by line where their words are found on the page. Pages render one per event
 // loop turn, so a long PDF never freezes the window.
 #include <QScrollArea>
 #include <QVector>
@@ -41,7 +41,8 @@ private:
     QVBoxLayout* column_;
     QVector<QLabel*> pages_;
     QVector<SourcePassage> passages_;
-    QStringList passage_texts_;
+    QVector<QStringList> passage_words_;
+    QVector<int> carried_;  // per passage: words already marked on earlier pages
     QTimer* render_timer_;
     int next_page_ = 0;
 };
