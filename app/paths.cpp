@@ -1,6 +1,5 @@
 #include "app/paths.h"
 
-
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
@@ -21,8 +20,11 @@ fs::path first_model_in(const fs::path& dir) {
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return {};
     std::vector<fs::path> found;
-    for (auto& e : fs::directory_iterator(dir, ec))
+    for (auto& e : fs::directory_iterator(dir, ec)) {
+        // Hidden folders are work in progress (an import's ".name.partial-PID") or not ours.
+        if (e.path().filename().string().starts_with('.')) continue;
         if (e.is_directory() && fs::exists(e.path() / "config.json")) found.push_back(e.path());
+    }
     std::sort(found.begin(), found.end());
     return found.empty() ? fs::path() : found.front();
 }

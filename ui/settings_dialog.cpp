@@ -1,5 +1,7 @@
 #include "ui/settings_dialog.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -11,6 +13,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -62,6 +65,12 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     model_note_ = new QLabel(this);
     model_note_->setWordWrap(true);
     model_note_->hide();  // shown once an import has something to say
+    import_bar_ = new QProgressBar(this);
+    import_bar_->setTextVisible(false);
+    import_bar_->hide();
+    cancel_import_ = new QPushButton(tr("Cancel import"), this);
+    cancel_import_->setToolTip(tr("Stop the import; nothing is added to your models"));
+    cancel_import_->hide();
     auto* model_row = new QHBoxLayout;
     model_row->addWidget(model_dir_, 1);
     model_row->addWidget(browse);
@@ -82,6 +91,10 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     auto* mf = new QFormLayout(model_box);
     mf->addRow(tr("Model folder:"), model_row);
     mf->addRow(QString(), model_note_);
+    auto* import_row = new QHBoxLayout;
+    import_row->addWidget(import_bar_, 1);
+    import_row->addWidget(cancel_import_);
+    mf->addRow(QString(), import_row);
     mf->addRow(tr("Device:"), device_);
 
     // --- attention
@@ -165,20 +178,32 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
     connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this, [this] { load(EngineSettings{}); });
     if (engine_) {
+        connect(engine_->worker(), &EngineWorker::progress, this, [this](const QString& stage, int done, int total) {
+            if (!importing_) return;
+            QString text = stage;
+            if (!text.isEmpty()) text[0] = text[0].toUpper();
+            model_note_->setText(text);
+            import_bar_->setRange(0, std::max(0, total));
+            if (total > 0) import_bar_->setValue(done);
+        });
         connect(engine_->worker(), &EngineWorker::model_imported, this, [this](const QString& dir, const QString& message) {
             if (!importing_) return;
-            importing_ = false;
             model_dir_->setText(dir);
-            model_note_->setText(message);
-            model_note_->show();
-            import_->setEnabled(true);
+            end_import(message.toHtmlEscaped());
         });
         connect(engine_->worker(), &EngineWorker::failed, this, [this](quint64 ticket, const QString& message) {
             if (!importing_ || ticket != import_ticket_) return;
-            importing_ = false;
-            model_note_->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(message.toHtmlEscaped()));
-            model_note_->show();
-            import_->setEnabled(true);
+            end_import(QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(message.toHtmlEscaped()));
+        });
+        connect(engine_->worker(), &EngineWorker::cancelled, this, [this](quint64 ticket) {
+            if (!importing_ || ticket != import_ticket_) return;
+            end_import(tr("Import cancelled; nothing was added to your models."));
+        });
+        connect(cancel_import_, &QPushButton::clicked, this, [this] {
+            if (!importing_) return;
+            cancel_import_->setEnabled(false);
+            model_note_->setText(tr("Cancelling the import…"));
+            engine_->cancel();
         });
     }
     load(settings);
@@ -240,6 +265,11 @@ void SettingsDialog::update_enabled() {
 }
 
 void SettingsDialog::accept() {
+    if (importing_) {
+        error_->setText(tr("A model is being imported: wait for it to finish, or cancel the import."));
+        error_->show();
+        return;
+    }
     const EngineSettings s = settings();
     if (s.lsg_override) {
         try {
@@ -265,12 +295,35 @@ void SettingsDialog::accept() {
 
 void SettingsDialog::import_model() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Import a HuggingFace BART or LSG-BART folder"));
-    if (dir.isEmpty() || !engine_) return;
+    if (!dir.isEmpty()) start_import(dir);
+}
+
+void SettingsDialog::start_import(const QString& source_dir) {
+    if (!engine_ || importing_) return;
     importing_ = true;
     import_->setEnabled(false);
-    model_note_->setText(tr("Importing %1… (a BART model is converted to LSG; this can take a minute)").arg(dir));
+    model_note_->setText(tr("Importing %1… (a BART model is converted to LSG; this can take a minute)").arg(source_dir));
     model_note_->show();
-    import_ticket_ = engine_->import_model(dir, settings());
+    import_bar_->setRange(0, 0);
+    import_bar_->show();
+    cancel_import_->setEnabled(true);
+    cancel_import_->show();
+    error_->hide();
+    import_ticket_ = engine_->import_model(source_dir, settings());
+}
+
+void SettingsDialog::end_import(const QString& note) {
+    importing_ = false;
+    import_->setEnabled(true);
+    import_bar_->hide();
+    cancel_import_->hide();
+    model_note_->setText(note);
+    model_note_->show();
+}
+
+void SettingsDialog::reject() {
+    if (importing_ && engine_) engine_->cancel();
+    QDialog::reject();
 }
 
 }  // namespace precis::ui

@@ -12,6 +12,7 @@ class QDoubleSpinBox;
 class QGroupBox;
 class QLabel;
 class QLineEdit;
+class QProgressBar;
 class QPushButton;
 class QSpinBox;
 
@@ -28,12 +29,19 @@ public:
     SettingsDialog(const EngineSettings& settings, EngineThread* engine, QWidget* parent = nullptr);
 
     EngineSettings settings() const;
-    void accept() override;  // refuses invalid LSG settings with one sentence
+    void accept() override;  // refuses invalid LSG settings, or closing mid-import, with one sentence
+    void reject() override;  // cancels a running import first
+
+    // Imports `source_dir` on the engine thread, with a progress bar and a Cancel button
+    // in the dialog (the Import button asks for the folder, then calls this).
+    void start_import(const QString& source_dir);
+    bool importing() const { return importing_; }
 
 private:
     void load(const EngineSettings& s);
     void update_enabled();
     void import_model();
+    void end_import(const QString& note);
 
     EngineThread* engine_;
     bool importing_ = false;
@@ -41,6 +49,8 @@ private:
     QLineEdit* model_dir_;
     QLabel* model_note_;
     QPushButton* import_;
+    QProgressBar* import_bar_;
+    QPushButton* cancel_import_;
     QComboBox* device_;
     QComboBox* attention_;
     QCheckBox* lsg_override_;

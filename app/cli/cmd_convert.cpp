@@ -3,6 +3,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "app/cli/progress.h"
 #include "engine/core/error.h"
 #include "engine/convert/bart_to_lsg.h"
 
@@ -23,7 +24,9 @@ int cmd_convert(const Args& raw) {
     if (auto v = args.int_value("--seed")) o.seed = uint64_t(*v);
     if (auto v = args.int_value("--stride")) o.stride = *v;
     lsg_settings_from_options(o, "the conversion options");
-    convert_bart_folder(args.positional()[0], args.positional()[1], o);
+    const ByteProgress progress = byte_progress("converting");
+    convert_bart_folder(args.positional()[0], args.positional()[1], o, &progress);
+    progress_done();
     std::cerr << "precis: converted " << args.positional()[0] << " to LSG (" << o.max_positions << " positions, "
               << o.sparsity_type << ", block " << o.block_size << ") in " << args.positional()[1] << "\n";
     return 0;

@@ -68,4 +68,13 @@ RunCallbacks progress_callbacks(const std::string& label) {
     return cb;
 }
 
+ByteProgress byte_progress(const std::string& label) {
+    ByteProgress p;
+    p.should_abort = [] { return cancel_requested(); };
+    p.progress = [label](uint64_t done, uint64_t total) {
+        progress_line(label + ": " + std::to_string(done >> 20) + "/" + std::to_string(total >> 20) + " MiB");
+    };
+    return p;
+}
+
 }  // namespace precis::cli

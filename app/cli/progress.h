@@ -4,6 +4,7 @@
 #include <exception>
 #include <string>
 
+#include "engine/core/byte_progress.h"
 #include "engine/model/run_options.h"
 
 namespace precis::cli {
@@ -14,6 +15,8 @@ bool cancel_requested();
 
 // Callbacks that draw "label: encoding layer 3/6", "generating token 12/142".
 RunCallbacks progress_callbacks(const std::string& label);
+// Callbacks that draw "label: 120/558 MB" for file work, cancelled by Ctrl-C.
+ByteProgress byte_progress(const std::string& label);
 void progress_line(const std::string& text);  // draws a status line
 void progress_done();                         // ends the status line
 

@@ -1,8 +1,5 @@
 #include "app/worker/engine_worker.h"
 
-#include <QDir>
-#include <QDirIterator>
-#include <QFile>
 #include <QFileInfo>
 
 #include "app/batch/batch_runner.h"
@@ -12,8 +9,8 @@
 #include "app/paths.h"
 #include "app/worker/encoder_runs.h"
 #include "app/worker/model_cache.h"
+#include "app/worker/model_import.h"
 #include "engine/backend/backend.h"
-#include "engine/convert/bart_to_lsg.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 
@@ -61,24 +58,6 @@ EngineSettings settings_for_summary(const SummaryRecord& s, EngineSettings base)
     base.fovea_block_size = p.value("fovea_block_size").toInt(base.fovea_block_size);
     base.fovea_wing = p.value("fovea_wing").toInt(base.fovea_wing);
     return base;
-}
-
-void copy_folder(const QString& from, const QString& to) {
-    QDir().mkpath(to);
-    QDirIterator it(from, QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot, QDirIterator::Subdirectories);
-    while (it.hasNext()) {
-        const QString src = it.next();
-        const QString dst = to + "/" + QDir(from).relativeFilePath(src);
-        QDir().mkpath(QFileInfo(dst).absolutePath());
-        if (!QFile::copy(src, dst)) throw Error("Could not copy " + src.toStdString() + " to " + dst.toStdString() + ".");
-    }
-}
-
-// A folder name under user_models_dir() that is not taken yet.
-fs::path free_model_folder(const std::string& name) {
-    fs::path dst = user_models_dir() / name;
-    for (int i = 2; fs::exists(dst); ++i) dst = user_models_dir() / (name + "-" + std::to_string(i));
-    return dst;
 }
 
 }  // namespace
@@ -287,41 +266,22 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
 
 void EngineWorker::import_model(quint64 ticket, const QString& source_dir, const EngineSettings& settings) {
     guarded(ticket, [&] {
-        const fs::path src(source_dir.toStdString());
-        if (!fs::exists(src / "config.json"))
-            throw Error("The folder " + src.string() + " has no config.json, so it is not a HuggingFace model folder.");
-        const ModelConfig cfg = parse_model_config(src / "config.json");
-        fs::create_directories(user_models_dir());
-        fs::path dst;
-        QString message;
-        if (cfg.is_lsg) {
-            emit progress(QStringLiteral("copying the LSG model"), 0, 0);
-            dst = free_model_folder(src.filename().string());
-            copy_folder(source_dir, QString::fromStdString(dst.string()));
-            message = QStringLiteral("Imported the LSG model into %1.").arg(QString::fromStdString(dst.string()));
-        } else {
-            emit progress(QStringLiteral("converting BART to LSG"), 0, 0);
-            ConversionOptions conv;
-            conv.max_positions = settings.max_positions > 0 ? settings.max_positions : 4096;
-            const LsgSettings lsg = lsg_settings_for(settings, LsgSettings{});
-            conv.block_size = lsg.block_size;
-            conv.sparse_block_size = lsg.sparse_block_size;
-            conv.sparsity_factor = lsg.sparsity_factor;
-            conv.sparsity_type = sparsity_type_name(lsg.sparsity_type);
-            conv.num_global_tokens = lsg.num_global_tokens;
-            dst = free_model_folder(src.filename().string() + "-lsg");
-            convert_bart_folder(src, dst, conv);
-            message = QStringLiteral("Converted the BART model to LSG (%1 positions) into %2.")
-                          .arg(conv.max_positions)
-                          .arg(QString::fromStdString(dst.string()));
-        }
+        const fs::path source(source_dir.toStdString());
+        emit progress(QStringLiteral("importing the model"), 0, 0);
+        ByteProgress bytes;
+        bytes.should_abort = [this, ticket] { return is_cancelled(ticket); };
+        bytes.progress = [this](uint64_t done, uint64_t total) {
+            const int mib = int(done >> 20), of = int(total >> 20);
+            emit progress(QStringLiteral("importing the model: %1 of %2 MiB").arg(mib).arg(of), mib, of);
+        };
+        const ImportedModel imported = import_model_folder(source, user_models_dir(), settings, bytes);
         ModelRecord rec;
-        rec.name = QString::fromStdString(dst.filename().string());
-        rec.path = QString::fromStdString(dst.string());
-        rec.architecture = QString::fromStdString(cfg.architecture);
+        rec.name = QString::fromStdString(imported.dir.filename().string());
+        rec.path = QString::fromStdString(imported.dir.string());
+        rec.architecture = QString::fromStdString(imported.architecture);
         rec.attention = QStringLiteral("lsg");
         library().register_model(rec);
-        emit model_imported(rec.path, message);
+        emit model_imported(rec.path, imported.message);
     });
 }
 

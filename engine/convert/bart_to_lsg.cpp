@@ -248,7 +248,8 @@ WeightMap convert_bart_to_lsg(const WeightMap& bart, const ModelConfig& cfg, con
     return out;
 }
 
-void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const ConversionOptions& opts) {
+void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const ConversionOptions& opts,
+                         const ByteProgress* progress) {
     const fs::path src = src_in.filename().empty() ? src_in.parent_path() : src_in;
     const fs::path dst = dst_in.filename().empty() ? dst_in.parent_path() : dst_in;
     lsg_settings_from_options(opts);  // reject bad options before any work
@@ -277,7 +278,9 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
         if (m >= 0 && m < cfg.vocab_size) o.mask_id = m;
     }
     const WeightMap bart = load_checkpoint(src);
+    if (progress) progress->check_abort();
     const WeightMap lsg = convert_bart_to_lsg(bart, cfg, o, &cfg_json);
+    if (progress) progress->check_abort();
     cfg_json["_name_or_path"] = dst.filename().string();
 
     // Tied weights (lm_head, embed_tokens sharing the memory of model.shared) are written once.
@@ -308,7 +311,7 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
             out.close();
             if (!out) throw Error("cannot write '" + p.string() + "'");
         }
-        write_safetensors(tmp / "model.safetensors", tensors, {{"format", "pt"}});
+        write_safetensors(tmp / "model.safetensors", tensors, {{"format", "pt"}}, progress);
         static const char* kCopied[] = {"generation_config.json", "tokenizer.json", "vocab.json",
                                         "merges.txt", "tokenizer_config.json", "special_tokens_map.json",
                                         "added_tokens.json"};

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "engine/core/byte_progress.h"
 #include "engine/io/checkpoint.h"
 #include "engine/model/config.h"
 
@@ -65,8 +66,9 @@ WeightMap convert_bart_to_lsg(const WeightMap& bart, const ModelConfig& cfg, con
 // generation_config.json (copied when present), model.safetensors (source dtype, tied
 // weights written once) and the tokenizer files present in `src`. Everything is written
 // to a temporary sibling folder first and renamed to `dst` at the end. Refuses an LSG
-// source and a `dst` that exists and is not an empty folder.
+// source and a `dst` that exists and is not an empty folder. `progress` (optional) sees
+// the weights being written and may cancel: precis::Cancelled, with nothing left behind.
 void convert_bart_folder(const std::filesystem::path& src, const std::filesystem::path& dst,
-                         const ConversionOptions& opts);
+                         const ConversionOptions& opts, const ByteProgress* progress = nullptr);
 
 }  // namespace precis

@@ -165,7 +165,7 @@ SafetensorsFile read_safetensors(const fs::path& path) {
 }
 
 void write_safetensors(const fs::path& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
-                       const std::map<std::string, std::string>& metadata) {
+                       const std::map<std::string, std::string>& metadata, const ByteProgress* progress) {
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
     if (!metadata.empty()) {
         nlohmann::ordered_json m = nlohmann::ordered_json::object();
@@ -206,8 +206,17 @@ void write_safetensors(const fs::path& path, const std::vector<std::pair<std::st
     try {
         write_all(fd, len, 8, tmp);
         write_all(fd, h.data(), h.size(), tmp);
-        for (const auto& [name, t] : tensors)
-            if (t.nbytes()) write_all(fd, t.raw(), t.nbytes(), tmp);
+        uint64_t written = 0;
+        for (const auto& [name, t] : tensors) {
+            const char* data = static_cast<const char*>(t.raw());
+            for (uint64_t at = 0; at < t.nbytes(); at += kByteProgressChunk) {
+                if (progress) progress->check_abort();
+                const uint64_t n = std::min<uint64_t>(kByteProgressChunk, t.nbytes() - at);
+                write_all(fd, data + at, n, tmp);
+                written += n;
+                if (progress) progress->report(written, offset);
+            }
+        }
         if (::fsync(fd) != 0) throw Error(std::strerror(errno));
         int rc = ::close(fd);
         fd = -1;
@@ -215,6 +224,11 @@ void write_safetensors(const fs::path& path, const std::vector<std::pair<std::st
         std::error_code ec;
         fs::rename(tmp, path, ec);
         if (ec) throw Error(ec.message());
+    } catch (const Cancelled&) {
+        if (fd >= 0) ::close(fd);
+        std::error_code ec;
+        fs::remove(tmp, ec);
+        throw;
     } catch (const Error& e) {
         if (fd >= 0) ::close(fd);
         std::error_code ec;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/byte_progress.h"
 #include "engine/core/tensor.h"
 
 namespace precis {
@@ -27,9 +28,11 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path);
 // Writes the tensors in the given order, header padded with spaces to a multiple of 8.
 // The data go to a temporary file in the same folder that is renamed over `path` only
 // once everything was written and flushed, so a failure (full disk) never leaves a
-// half-written file behind. Throws precis::Error naming the file on any failure.
+// half-written file behind. Throws precis::Error naming the file on any failure, and
+// precis::Cancelled (the temporary file removed) when `progress` asks to stop.
 void write_safetensors(const std::filesystem::path& path,
                        const std::vector<std::pair<std::string, Tensor>>& tensors,
-                       const std::map<std::string, std::string>& metadata = {});
+                       const std::map<std::string, std::string>& metadata = {},
+                       const ByteProgress* progress = nullptr);
 
 }  // namespace precis

@@ -2,6 +2,7 @@
 // that must give a precis::Error naming the file (never a crash).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -118,6 +119,34 @@ TEST(Safetensors, RewritingAFixtureGivesIdenticalTensors) {
     SafetensorsFile g = read_safetensors(dir / "m.safetensors");
     ASSERT_EQ(g.tensors.size(), f.tensors.size());
     for (const auto& [name, t] : f.tensors) EXPECT_TRUE(same_bytes(g.tensors.at(name), t)) << name;
+}
+
+TEST(Safetensors, WritingReportsBytesAndACancelLeavesNoFile) {
+    const fs::path dir = test::scratch_dir("st-cancel");
+    // 3 chunks' worth of floats in two tensors.
+    const int64_t n = int64_t(3 * kByteProgressChunk / 4 / 2);
+    const std::vector<std::pair<std::string, Tensor>> tensors = {{"a", Tensor::empty(DType::F32, {n})},
+                                                                 {"b", Tensor::empty(DType::F32, {n})}};
+    std::vector<uint64_t> seen;
+    ByteProgress counting;
+    counting.progress = [&](uint64_t done, uint64_t total) {
+        EXPECT_EQ(total, uint64_t(2 * n * 4));
+        seen.push_back(done);
+    };
+    write_safetensors(dir / "whole.safetensors", tensors, {}, &counting);
+    ASSERT_GE(seen.size(), 3u);
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_EQ(seen.back(), uint64_t(2 * n * 4));
+
+    int reports = 0;
+    ByteProgress cancelling;
+    cancelling.progress = [&](uint64_t, uint64_t) { ++reports; };
+    cancelling.should_abort = [&] { return reports == 2; };
+    EXPECT_THROW(write_safetensors(dir / "cut.safetensors", tensors, {}, &cancelling), Cancelled);
+    EXPECT_EQ(reports, 2);
+    std::vector<std::string> left;
+    for (const auto& e : fs::directory_iterator(dir)) left.push_back(e.path().filename().string());
+    EXPECT_EQ(left, std::vector<std::string>{"whole.safetensors"});  // no cut file, no temporary
 }
 
 TEST(Safetensors, TruncatedFileIsRejectedNamingFileAndTensor) {

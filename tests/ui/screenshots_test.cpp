@@ -9,6 +9,8 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 
+#include <fstream>
+
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
 #include "tests/ui/ui_test_support.h"
@@ -120,6 +122,21 @@ TEST_F(Screenshots, SettingsDialog) {
     ui::SettingsDialog dialog(window_->settings(), window_->engine(), window_.get());
     dialog.show();
     save(&dialog, "settings-dialog.png");
+}
+
+TEST_F(Screenshots, SettingsDialogImportingAModel) {
+    // An LSG model with a large extra file, so the copy is still running for the picture.
+    const std::filesystem::path src = dir_ / "lsg-big";
+    std::filesystem::copy(fixtures_dir() / "models" / "lsg-norm", src, std::filesystem::copy_options::recursive);
+    std::ofstream(src / "optimizer.pt", std::ios::binary) << std::string(256u << 20, 'x');
+    ui::SettingsDialog dialog(window_->settings(), window_->engine(), window_.get());
+    dialog.show();
+    QSignalSpy progress(window_->engine()->worker(), &EngineWorker::progress);
+    dialog.start_import(QString::fromStdString(src.string()));
+    ASSERT_TRUE(wait_until([&] { return progress.count() >= 8 || !dialog.importing(); }));
+    save(&dialog, "settings-dialog-importing.png");
+    dialog.reject();  // cancels the import
+    ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy(); }));
 }
 
 TEST_F(Screenshots, BatchDialogMidRun) {

@@ -1,0 +1,104 @@
+// The settings dialog's model import, run on the engine thread: a BART folder is converted
+// and selected, the import shows progress and can be cancelled (nothing is added), and the
+// dialog cannot be closed with OK while an import runs.
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+
+#include <fstream>
+
+#include "app/library/library.h"
+#include "app/worker/engine_thread.h"
+#include "app/worker/model_cache.h"
+#include "tests/ui/ui_test_support.h"
+#include "ui/settings_dialog.h"
+
+namespace precis::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class SettingsDialogTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        dir_ = scratch_dir("settings-dialog");
+        fs::remove_all(user_models_dir());
+        library_path_ = QString::fromStdString((dir_ / "library.sqlite").string());
+        engine_ = std::make_unique<EngineThread>(library_path_, std::make_shared<ModelCache>());
+        dialog_ = std::make_unique<ui::SettingsDialog>(EngineSettings{}, engine_.get());
+        dialog_->show();
+    }
+    void TearDown() override {
+        dialog_.reset();
+        engine_.reset();
+    }
+
+    QPushButton* button(const QString& text) {
+        for (QPushButton* b : dialog_->findChildren<QPushButton*>())
+            if (b->text() == text) return b;
+        return nullptr;
+    }
+    QString note() {
+        for (QLabel* l : dialog_->findChildren<QLabel*>())
+            if (l->wordWrap() && l->isVisible() && !l->text().isEmpty()) return l->text();
+        return {};
+    }
+    // The fixture LSG model plus a large extra file, so copying it takes a while.
+    fs::path large_lsg_source() {
+        const fs::path src = dir_ / "lsg-big";
+        fs::copy(fixtures_dir() / "models" / "lsg-norm", src, fs::copy_options::recursive);
+        std::ofstream(src / "optimizer.pt", std::ios::binary) << std::string(64u << 20, 'x');
+        return src;
+    }
+
+    fs::path dir_;
+    QString library_path_;
+    std::unique_ptr<EngineThread> engine_;
+    std::unique_ptr<ui::SettingsDialog> dialog_;
+};
+
+TEST_F(SettingsDialogTest, ImportConvertsBartAndSelectsTheNewModel) {
+    dialog_->start_import(QString::fromStdString((fixtures_dir() / "models" / "bart-tiny").string()));
+    EXPECT_TRUE(dialog_->importing());
+    ASSERT_TRUE(wait_until([&] { return !dialog_->importing(); }));
+    const fs::path imported = user_models_dir() / "bart-tiny-lsg";
+    EXPECT_EQ(dialog_->settings().model_dir.toStdString(), imported.string());
+    EXPECT_TRUE(fs::exists(imported / "model.safetensors"));
+    EXPECT_TRUE(note().contains("Converted the BART model to LSG")) << note().toStdString();
+    const QVector<ModelRecord> models = Library(library_path_).models();
+    ASSERT_EQ(models.size(), 1);
+    EXPECT_EQ(models[0].path.toStdString(), imported.string());
+}
+
+TEST_F(SettingsDialogTest, CancelImportStopsAndAddsNothing) {
+    const fs::path src = large_lsg_source();
+    dialog_->start_import(QString::fromStdString(src.string()));
+    QPushButton* cancel = button(QStringLiteral("Cancel import"));
+    ASSERT_NE(cancel, nullptr);
+    EXPECT_TRUE(cancel->isVisible());
+    EXPECT_TRUE(dialog_->findChild<QProgressBar*>()->isVisible());
+    cancel->click();
+    ASSERT_TRUE(wait_until([&] { return !dialog_->importing(); }));
+    EXPECT_TRUE(note().contains("cancelled")) << note().toStdString();
+    EXPECT_FALSE(cancel->isVisible());
+    EXPECT_TRUE(dialog_->settings().model_dir.isEmpty());
+    std::error_code ec;
+    EXPECT_TRUE(fs::is_empty(user_models_dir(), ec) || !fs::exists(user_models_dir()));
+    EXPECT_TRUE(Library(library_path_).models().isEmpty());
+}
+
+TEST_F(SettingsDialogTest, OkIsRefusedWhileAnImportRuns) {
+    dialog_->start_import(QString::fromStdString(large_lsg_source().string()));
+    dialog_->accept();
+    EXPECT_TRUE(dialog_->isVisible());
+    EXPECT_EQ(dialog_->result(), QDialog::Rejected);  // not accepted
+    button(QStringLiteral("Cancel import"))->click();
+    ASSERT_TRUE(wait_until([&] { return !dialog_->importing(); }));
+    dialog_->accept();
+    EXPECT_EQ(dialog_->result(), QDialog::Accepted);
+}
+
+}  // namespace
+}  // namespace precis::test
+
+int main(int argc, char** argv) { return precis::test::run_ui_tests(argc, argv); }
