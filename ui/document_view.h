@@ -5,7 +5,7 @@
 #include <QWidget>
 
 #include "app/library/library.h"
-#include "app/worker/source_passages.h"
+#include "app/library/source_passage.h"
 
 class QLabel;
 class QPlainTextEdit;

@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "app/worker/source_passages.h"
+#include "app/library/source_passage.h"
 
 class QLabel;
 class QTimer;

@@ -182,6 +182,7 @@ void SummaryPanel::show_summary(qint64 summary_id) {
                           .arg(s.seconds_generate, 0, 'f', 2)
                           .arg(reading));
     details_->setToolTip(s.model_path);
+    if (s.passages && !passages_.contains(s.id)) passages_[s.id] = *s.passages;  // stored with the summary
     show_passages();
 }
 

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "app/library/library.h"
-#include "app/worker/source_passages.h"
+#include "app/library/source_passage.h"
 
 class QLabel;
 class QListWidget;

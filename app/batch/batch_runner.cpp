@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/batch/records.h"
+#include "app/batch/source_passages.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "engine/model/model.h"
@@ -46,6 +47,9 @@ BatchReport run_batch(Library& library, const Summarizer& summarizer, const Batc
     report.total = int(files.size());
     report.done_before = start.done;
     int finished = start.done + start.failed;
+    // The passages each summary drew on are stored with it, so the GUI shows them at once.
+    SummarizeOptions summarize = opts.summarize;
+    summarize.source_attention = true;
     for (const QString& path : start.pending) {
         if (cb.run.should_abort && cb.run.should_abort()) {
             report.cancelled = true;
@@ -54,15 +58,16 @@ BatchReport run_batch(Library& library, const Summarizer& summarizer, const Batc
         if (cb.on_file_started) cb.on_file_started(finished, report.total, path);
         try {
             IngestedDocument doc = ingest_file(path);
-            SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts.summarize, cb.run);
+            SummaryResult r = summarizer.summarize(doc.text.toStdString(), summarize, cb.run);
             const qint64 doc_id = library.add_or_get_document(doc);
             if (opts.classifier) {
                 ClassificationResult c = opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
                 library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
             }
             // Summary and "item done" in one transaction.
-            library.add_summary_for_batch_item(report.job_id, path,
-                                               make_summary_record(doc_id, summarizer.model(), r, opts.summarize, opts.device));
+            SummaryRecord record = make_summary_record(doc_id, summarizer.model(), r, opts.summarize, opts.device);
+            record.passages = source_passages(doc.text, doc.page_offsets, r.source_weights, r.source_spans);
+            library.add_summary_for_batch_item(report.job_id, path, record);
             ++report.done_now;
             if (cb.on_file_finished) cb.on_file_finished(path, true, {});
         } catch (const Cancelled&) {

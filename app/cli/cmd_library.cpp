@@ -66,6 +66,11 @@ int cmd_library(const Args& raw) {
                       << s.model_name.toStdString() << ", " << s.device.toStdString() << ", "
                       << QJsonDocument(s.parameters).toJson(QJsonDocument::Compact).toStdString() << ")\n"
                       << s.summary.toStdString() << "\n";
+            for (const SourcePassage& p : s.passages.value_or(QVector<SourcePassage>{})) {
+                std::cout << "  source " << (p.page >= 0 ? "p. " + std::to_string(p.page + 1) + ", " : std::string())
+                          << QString::number(100.0 * p.weight, 'f', 1).toStdString() << "%: "
+                          << one_line(doc->text.mid(p.begin, p.end - p.begin), 100) << "\n";
+            }
         }
         return 0;
     }

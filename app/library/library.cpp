@@ -20,6 +20,23 @@ namespace precis {
 
 static_assert(Library::kSchemaVersion == kLibrarySchemaVersion);
 
+QString passages_to_json(const QVector<SourcePassage>& passages) {
+    QJsonArray a;
+    for (const SourcePassage& p : passages)
+        a.append(QJsonObject{{"begin", p.begin}, {"end", p.end}, {"page", p.page}, {"weight", p.weight}});
+    return QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact));
+}
+
+std::optional<QVector<SourcePassage>> passages_from_json(const QString& json, bool is_null) {
+    if (is_null) return std::nullopt;
+    QVector<SourcePassage> out;
+    for (const QJsonValue& v : QJsonDocument::fromJson(json.toUtf8()).array()) {
+        const QJsonObject o = v.toObject();
+        out.push_back({o.value("begin").toInt(), o.value("end").toInt(), o.value("weight").toDouble(), o.value("page").toInt(-1)});
+    }
+    return out;
+}
+
 namespace {
 
 QJsonObject object_from_json(const QString& s) { return QJsonDocument::fromJson(s.toUtf8()).object(); }
@@ -50,7 +67,7 @@ DocumentInfo read_document_info(const Stmt& st, int c = 0) {
 
 #define SUMMARY_COLUMNS                                                                                        \
     "s.id, s.document_id, s.model_name, s.model_path, s.parameters, s.summary, s.summary_ids, s.input_tokens, " \
-    "s.truncated, s.seconds_encode, s.seconds_generate, s.device, s.created_at"
+    "s.truncated, s.seconds_encode, s.seconds_generate, s.device, s.created_at, s.source_passages"
 
 SummaryRecord read_summary(const Stmt& st, int c = 0) {
     SummaryRecord s;
@@ -67,6 +84,7 @@ SummaryRecord read_summary(const Stmt& st, int c = 0) {
     s.seconds_generate = st.real(c + 10);
     s.device = st.text(c + 11);
     s.created_at = time_from_db(st.text(c + 12));
+    s.passages = passages_from_json(st.text(c + 13), st.is_null(c + 13));
     return s;
 }
 
@@ -256,6 +274,16 @@ bool Library::delete_summary(qint64 id) {
     return d_->delete_by_id("DELETE FROM summaries WHERE id = ?", id);
 }
 
+bool Library::set_summary_passages(qint64 summary_id, const QVector<SourcePassage>& passages) {
+    WriteTransaction tx(d_->db);
+    Stmt st(d_->db, "UPDATE summaries SET source_passages = ? WHERE id = ?");
+    st.bind(1, passages_to_json(passages)).bind(2, summary_id);
+    st.run();
+    const bool found = d_->db.changes() > 0;
+    tx.commit();
+    return found;
+}
+
 QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
     Db& db = d_->db;
     ReadTransaction snapshot(db);
@@ -266,6 +294,14 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
         Stmt st(db, "SELECT " DOCUMENT_INFO_COLUMNS " FROM documents d WHERE d.id = ?");
         st.bind(1, s->document_id);
         if (st.step()) doc = read_document_info(st);
+    }
+    // The passages' own words, cut from the document text (only read when there are some).
+    QStringList passage_texts;
+    if (s->passages && !s->passages->isEmpty()) {
+        Stmt st(db, "SELECT text FROM documents WHERE id = ?");
+        st.bind(1, s->document_id);
+        const QString text = st.step() ? st.text(0) : QString();
+        for (const SourcePassage& p : *s->passages) passage_texts << text.mid(p.begin, p.end - p.begin).simplified();
     }
 
     if (format == ExportFormat::Json) {
@@ -287,6 +323,15 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
                                               {"total", s->seconds_encode + s->seconds_generate}}},
                       {"device", s->device},
                       {"created_at", time_to_text(s->created_at)}};
+        if (s->passages) {
+            QJsonArray passages;
+            for (int i = 0; i < s->passages->size(); ++i) {
+                const SourcePassage& p = (*s->passages)[i];
+                passages.append(QJsonObject{{"begin", p.begin}, {"end", p.end}, {"page", p.page},
+                                            {"weight", p.weight}, {"text", passage_texts.value(i)}});
+            }
+            o["source_passages"] = passages;
+        }
         return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
     }
 
@@ -318,6 +363,15 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
               .arg(s->seconds_encode, 0, 'f', 2)
               .arg(s->seconds_generate, 0, 'f', 2);
     md += QStringLiteral("- Created: %1\n").arg(time_to_text(s->created_at));
+    if (!passage_texts.isEmpty()) {
+        md += QStringLiteral("\n## Source passages\n\nWhere the summary drew most of its attention, in document order.\n\n");
+        for (int i = 0; i < passage_texts.size(); ++i) {
+            const SourcePassage& p = (*s->passages)[i];
+            QString where = QStringLiteral("%1%").arg(100.0 * p.weight, 0, 'f', 1);
+            if (p.page >= 0) where = QStringLiteral("p. %1, %2").arg(p.page + 1).arg(where);
+            md += QStringLiteral("> %1 (%2)\n\n").arg(passage_texts[i], where);
+        }
+    }
     return md;
 }
 

@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "app/library/library_error.h"
+#include "app/library/source_passage.h"
 
 namespace precis {
 
@@ -56,6 +57,9 @@ struct SummaryRecord {
     double seconds_generate = 0;
     QString device;       // "cpu", "cuda:0 (NVIDIA ...)", ...
     QDateTime created_at;  // set by the library, UTC
+    // The passages it drew on; nullopt when never found (summaries stored before schema
+    // v3, or by a run that did not compute them). An empty list means "found none".
+    std::optional<QVector<SourcePassage>> passages;
 };
 
 struct ClassificationRecord {
@@ -130,7 +134,7 @@ struct BatchJobStart {
 
 class Library {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
     // $PRECIS_LIBRARY if set, else the user data folder's library.sqlite (app/paths.h).
     static QString default_path();
@@ -156,6 +160,8 @@ public:
     std::optional<SummaryRecord> summary(qint64 id) const;
     QVector<SummaryRecord> summaries_for(qint64 document_id) const;  // newest first
     bool delete_summary(qint64 id);
+    // Stores the passages found later for a summary (re-traced); false if it is gone.
+    bool set_summary_passages(qint64 summary_id, const QVector<SourcePassage>& passages);
     QString export_summary(qint64 summary_id, ExportFormat format) const;  // NotFound if absent
 
     // --- classifications

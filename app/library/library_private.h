@@ -28,6 +28,9 @@ QString to_json_array(const Seq& values) {
     return QString::fromUtf8(QJsonDocument(a).toJson(QJsonDocument::Compact));
 }
 
+QString passages_to_json(const QVector<SourcePassage>& passages);
+std::optional<QVector<SourcePassage>> passages_from_json(const QString& json, bool is_null);
+
 inline QDateTime time_from_db(const QString& s) {
     return QDateTime::fromString(s, Qt::ISODateWithMs);  // stored with a 'Z': UTC
 }
@@ -54,8 +57,8 @@ struct Library::Impl {
                     QStringLiteral("has no document %1 to add a summary to.").arg(s.document_id));
         Stmt st(db,
                 "INSERT INTO summaries (document_id, model_name, model_path, parameters, summary, summary_ids, "
-                "input_tokens, truncated, seconds_encode, seconds_generate, device) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                "input_tokens, truncated, seconds_encode, seconds_generate, device, source_passages) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         st.bind(1, s.document_id)
             .bind(2, s.model_name)
             .bind(3, s.model_path)
@@ -67,6 +70,10 @@ struct Library::Impl {
             .bind(9, s.seconds_encode)
             .bind(10, s.seconds_generate)
             .bind(11, s.device);
+        if (s.passages)
+            st.bind(12, passages_to_json(*s.passages));
+        else
+            st.bind_null(12);
         st.run();
         return db.last_insert_id();
     }

@@ -108,6 +108,12 @@ END;
 INSERT INTO summaries_fts(summaries_fts) VALUES ('rebuild');
 )sql";
 
+// v3: the source passages a summary drew on, as a JSON array of {begin, end, page,
+// weight}; NULL for summaries made before (they can be re-traced and stored later).
+const char* const kMigrateV2ToV3 = R"sql(
+ALTER TABLE summaries ADD COLUMN source_passages TEXT;
+)sql";
+
 #undef PRECIS_NOW
 
 struct Migration {
@@ -118,6 +124,7 @@ struct Migration {
 const Migration kMigrations[] = {
     {1, kLibrarySchemaV1},
     {2, kMigrateV1ToV2},
+    {3, kMigrateV2ToV3},
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kLibrarySchemaVersion);
 

@@ -8,11 +8,12 @@
 //   v2: documents.page_offsets and documents.notes; classifications; batch_jobs and
 //       batch_items; FTS5 indexes over document title+text and summary text, kept in
 //       sync by triggers (existing rows are indexed during the migration).
+//   v3: summaries.source_passages (NULL for older summaries).
 #include "app/library/sqlite_db.h"
 
 namespace precis {
 
-inline constexpr int kLibrarySchemaVersion = 2;
+inline constexpr int kLibrarySchemaVersion = 3;
 inline constexpr int kLibraryApplicationId = 0x50524353;  // "PRCS"
 
 // The complete v1 schema as it shipped, kept so that migrations start from the real

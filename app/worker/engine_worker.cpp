@@ -4,6 +4,7 @@
 
 #include "app/batch/batch_runner.h"
 #include "app/batch/records.h"
+#include "app/batch/source_passages.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/paths.h"
@@ -183,11 +184,12 @@ void EngineWorker::summarize(quint64 ticket, qint64 document_id, const EngineSet
         SummaryResult r = summarizer.summarize(doc->text.toStdString(), run.options, cb);
         // A cancel that arrived as the last token came out still means "do not keep it".
         cb.check_abort();
-        const qint64 id = library().add_summary(make_summary_record(document_id, *run.model, r, run.options, run.device.device));
+        SummaryRecord record = make_summary_record(document_id, *run.model, r, run.options, run.device.device);
+        record.passages = source_passages(doc->text, doc->page_offsets, r.source_weights, r.source_spans);
         SummaryOutcome out;
-        out.summary_id = id;
+        out.summary_id = library().add_summary(record);
         out.document_id = document_id;
-        out.passages = source_passages(doc->text, doc->page_offsets, r.source_weights, r.source_spans);
+        out.passages = *record.passages;
         out.input_tokens = r.input_tokens;
         out.tokens_read = r.tokens_read;
         out.truncated = r.truncated;
@@ -210,6 +212,7 @@ void EngineWorker::trace_sources(quint64 ticket, qint64 summary_id, const Engine
         SourceTrace trace;
         trace.summary_id = summary_id;
         trace.passages = source_passages(doc->text, doc->page_offsets, w.weights, w.byte_spans);
+        library().set_summary_passages(summary_id, trace.passages);  // found once, shown at once from now on
         emit sources_traced(trace);
     });
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/worker/engine_settings.h"
-#include "app/worker/source_passages.h"
+#include "app/batch/source_passages.h"
 
 namespace precis {
 

@@ -146,6 +146,10 @@ TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {
     CliRun list = precis("library list --library " + lib, env);
     ASSERT_EQ(list.code, 0) << list.err;
     EXPECT_EQ(std::count(list.out.begin(), list.out.end(), '\n'), 3) << list.out;
+    // Each summary shows the source passages it was stored with.
+    CliRun show = precis("library show 1 --library " + lib, env);
+    ASSERT_EQ(show.code, 0) << show.err;
+    EXPECT_NE(show.out.find("  source "), std::string::npos) << show.out;
     // Running again resumes: nothing left to do, nothing duplicated.
     CliRun again = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
     EXPECT_NE(again.err.find("resumed"), std::string::npos) << again.err;

@@ -127,7 +127,7 @@ TEST_F(LibraryTest, NewLibraryUsesWalForeignKeysAndTheCurrentSchema) {
     }
     RawDb raw(db_path());
     EXPECT_EQ(raw.value("PRAGMA journal_mode"), "wal");
-    EXPECT_EQ(raw.value("PRAGMA user_version"), "2");
+    EXPECT_EQ(raw.value("PRAGMA user_version"), QString::number(Library::kSchemaVersion));
     for (const char* table : {"documents", "summaries", "classifications", "models", "batch_jobs", "batch_items",
                               "documents_fts", "summaries_fts"})
         EXPECT_EQ(raw.value(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = '%1'").arg(table).toUtf8()), "1")
@@ -141,7 +141,7 @@ TEST_F(LibraryTest, ReopeningKeepsDataAndSchema) {
         id = lib.add_or_get_document(make_doc("Alpha", "alpha text"));
     }
     Library again(db_path());
-    EXPECT_EQ(again.schema_version(), 2);
+    EXPECT_EQ(again.schema_version(), Library::kSchemaVersion);
     ASSERT_TRUE(again.document(id));
     EXPECT_EQ(again.document(id)->title, "Alpha");
 }
@@ -153,7 +153,7 @@ TEST_F(LibraryTest, MigratesV1DatabaseKeepingItsData) {
         raw.exec(kV1Schema);
     }
     Library lib(db_path());
-    EXPECT_EQ(lib.schema_version(), 2);
+    EXPECT_EQ(lib.schema_version(), Library::kSchemaVersion);
 
     const std::optional<DocumentRecord> whales = lib.document(1);
     ASSERT_TRUE(whales);
@@ -169,6 +169,7 @@ TEST_F(LibraryTest, MigratesV1DatabaseKeepingItsData) {
     EXPECT_EQ(history[0].summary, "Whales travel far in winter.");
     EXPECT_EQ(history[0].parameters.value("num_beams").toInt(), 4);
     EXPECT_EQ(history[0].summary_ids, (QVector<qint32>{0, 7, 2}));
+    EXPECT_FALSE(history[0].passages.has_value());  // v3 column: never traced
     ASSERT_EQ(lib.models().size(), 1);
     EXPECT_EQ(lib.models()[0].attention, "full");
 
@@ -493,6 +494,49 @@ TEST_F(LibraryTest, ExportJsonCarriesEveryField) {
     EXPECT_DOUBLE_EQ(o["seconds"].toObject()["generate"].toDouble(), 3.5);
     EXPECT_EQ(o["device"].toString(), "cpu");
     EXPECT_TRUE(QDateTime::fromString(o["created_at"].toString(), Qt::ISODateWithMs).isValid());
+}
+
+TEST_F(LibraryTest, SourcePassagesAreStoredWithTheSummaryOrAddedLater) {
+    Library lib(db_path());
+    const qint64 doc = lib.add_or_get_document(make_doc("Rivers", "Rivers move. Sand settles. Deltas grow."));
+    SummaryRecord with = make_summary(doc, "with passages");
+    with.passages = QVector<SourcePassage>{{0, 13, 0.625, -1}, {26, 39, 0.25, 3}};
+    const qint64 a = lib.add_summary(with);
+    const qint64 b = lib.add_summary(make_summary(doc, "without passages"));
+    EXPECT_EQ(lib.summary(a)->passages, with.passages);
+    EXPECT_FALSE(lib.summary(b)->passages.has_value());
+
+    EXPECT_TRUE(lib.set_summary_passages(b, {}));
+    ASSERT_TRUE(lib.summary(b)->passages.has_value());  // traced: none found is not "unknown"
+    EXPECT_TRUE(lib.summary(b)->passages->isEmpty());
+    EXPECT_TRUE(lib.set_summary_passages(b, {{14, 25, 1.0, 0}}));
+    EXPECT_EQ(lib.summary(b)->passages, (QVector<SourcePassage>{{14, 25, 1.0, 0}}));
+    EXPECT_FALSE(lib.set_summary_passages(999, {}));
+}
+
+TEST_F(LibraryTest, ExportsQuoteTheSourcePassagesWithPageAndWeight) {
+    Library lib(db_path());
+    const qint64 doc = lib.add_or_get_document(make_doc("Rivers", "Rivers move. Sand settles. Deltas grow."));
+    SummaryRecord rec = make_summary(doc, "Rivers build deltas.");
+    rec.passages = QVector<SourcePassage>{{0, 12, 0.5, -1}, {27, 39, 0.25, 2}};
+    const qint64 id = lib.add_summary(rec);
+
+    const QString md = lib.export_summary(id, ExportFormat::Markdown);
+    EXPECT_TRUE(md.contains("## Source passages")) << md.toStdString();
+    EXPECT_TRUE(md.contains("> Rivers move. (50.0%)")) << md.toStdString();
+    EXPECT_TRUE(md.contains("> Deltas grow. (p. 3, 25.0%)")) << md.toStdString();
+
+    const QJsonArray passages = QJsonDocument::fromJson(lib.export_summary(id, ExportFormat::Json).toUtf8())
+                                    .object()["source_passages"].toArray();
+    ASSERT_EQ(passages.size(), 2);
+    EXPECT_EQ(passages[1].toObject()["text"].toString(), "Deltas grow.");
+    EXPECT_EQ(passages[1].toObject()["page"].toInt(), 2);
+    EXPECT_DOUBLE_EQ(passages[0].toObject()["weight"].toDouble(), 0.5);
+
+    // Never traced: no section, no key.
+    const qint64 plain = lib.add_summary(make_summary(doc, "plain"));
+    EXPECT_FALSE(lib.export_summary(plain, ExportFormat::Markdown).contains("Source passages"));
+    EXPECT_FALSE(QJsonDocument::fromJson(lib.export_summary(plain, ExportFormat::Json).toUtf8()).object().contains("source_passages"));
 }
 
 TEST_F(LibraryTest, ExportOfMissingSummaryIsNotFound) {

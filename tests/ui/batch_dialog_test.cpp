@@ -63,7 +63,14 @@ TEST_F(BatchDialogTest, SummarizesGoodFilesAndReportsBadOnes) {
 
     Library library(library_path_);
     EXPECT_EQ(library.documents().size(), 2);
-    for (const DocumentListItem& item : library.documents()) EXPECT_EQ(item.summary_count, 1);
+    for (const DocumentListItem& item : library.documents()) {
+        EXPECT_EQ(item.summary_count, 1);
+        // Each summary is stored with the passages it drew on, ready to highlight.
+        const QVector<SummaryRecord> summaries = library.summaries_for(item.document.id);
+        ASSERT_EQ(summaries.size(), 1);
+        ASSERT_TRUE(summaries[0].passages.has_value());
+        EXPECT_FALSE(summaries[0].passages->isEmpty());
+    }
 }
 
 TEST_F(BatchDialogTest, RecursiveRunThenResumeAddsNothingTwice) {

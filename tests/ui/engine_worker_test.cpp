@@ -55,6 +55,8 @@ TEST_F(EngineWorkerTest, SummarizeStoresSummaryWithPassagesAndStreams) {
         EXPECT_LT(p.begin, p.end);
         EXPECT_GT(p.weight, 0);
     }
+    ASSERT_TRUE(stored.first().passages.has_value());  // stored with the summary
+    EXPECT_EQ(*stored.first().passages, out.passages);
     // The stages the status bar shows.
     QStringList stages;
     for (const auto& args : progress) stages << args.first().toString();
@@ -143,12 +145,14 @@ TEST_F(EngineWorkerTest, CaptureRejectsMissingHead) {
     EXPECT_TRUE(failed.first().at(1).toString().contains("heads 0 to 3")) << failed.first().at(1).toString().toStdString();
 }
 
-TEST_F(EngineWorkerTest, TraceSourcesOfStoredSummaryMatchesTheRun) {
+TEST_F(EngineWorkerTest, TraceSourcesOfStoredSummaryMatchesTheRunAndStoresThem) {
     const qint64 doc = open(river_paragraphs());
     QSignalSpy finished(engine_->worker(), &EngineWorker::summary_finished);
     engine_->summarize(doc, fixture_model_settings());
     ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
     const SummaryOutcome out = finished.first().first().value<SummaryOutcome>();
+    // As for a summary stored before passages were kept: none known.
+    ASSERT_TRUE(library_->set_summary_passages(out.summary_id, {}));
     QSignalSpy traced(engine_->worker(), &EngineWorker::sources_traced);
     engine_->trace_sources(out.summary_id, EngineSettings{});
     ASSERT_TRUE(wait_until([&] { return traced.count() == 1; }));
@@ -158,6 +162,7 @@ TEST_F(EngineWorkerTest, TraceSourcesOfStoredSummaryMatchesTheRun) {
         EXPECT_EQ(t.passages[i].begin, out.passages[i].begin);
         EXPECT_NEAR(t.passages[i].weight, out.passages[i].weight, 1e-4);
     }
+    EXPECT_EQ(library_->summary(out.summary_id)->passages, std::optional(t.passages));
 }
 
 TEST_F(EngineWorkerTest, BadFilesFailWithOneSentence) {

@@ -85,6 +85,25 @@ TEST_F(MainWindowTest, SummarizeStoresAndShowsTheSummary) {
     EXPECT_FALSE(window_->run_status()->running());
 }
 
+TEST_F(MainWindowTest, PassagesOfAStoredSummaryShowAfterARestartWithoutRerunningTheModel) {
+    const qint64 doc = open_and_wait("rivers.txt", river_paragraphs());
+    summarize_and_wait(doc, 1);
+    const QVector<SourcePassage> shown = window_->document_view()->passages();
+    ASSERT_FALSE(shown.isEmpty());
+
+    // A new window on the same library, as after quitting and starting Precis again.
+    window_.reset();
+    ui::MainWindowOptions o;
+    o.library_path = QString::fromStdString((dir_ / "library.sqlite").string());
+    window_ = std::make_unique<MainWindow>(o);
+    window_->show();
+    ASSERT_TRUE(wait_until([&] { return window_->model_info().has_value() && !window_->engine()->busy(); }));
+    window_->show_document(doc);
+    ASSERT_TRUE(wait_until([&] { return window_->document_view()->passages() == shown; }, 5000));
+    EXPECT_FALSE(window_->engine()->busy());  // read from the library, not recomputed
+    EXPECT_FALSE(window_->document_view()->text_view()->extraSelections().isEmpty());
+}
+
 TEST_F(MainWindowTest, ResummarizingWithOtherSettingsKeepsHistory) {
     const qint64 doc = open_and_wait("rivers.txt", river_paragraphs());
     summarize_and_wait(doc, 1);

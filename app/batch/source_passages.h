@@ -10,13 +10,9 @@
 #include <utility>
 #include <vector>
 
-namespace precis {
+#include "app/library/source_passage.h"
 
-struct SourcePassage {
-    int begin = 0, end = 0;  // QString (UTF-16) indices into the document text
-    double weight = 0;       // share of the summary's cross-attention, 0..1
-    int page = -1;           // 0-based PDF page the passage starts on; -1 for text files
-};
+namespace precis {
 
 // `byte_spans[i]` is token i's [begin, end) in text.toUtf8(); `weights[i]` its weight.
 // Returns at most `max_passages` sentences, those with the most weight, in text order;

@@ -1,8 +1,9 @@
 // Folding per-token cross-attention into highlighted sentences: byte spans of UTF-8 text
 // map to the right QString ranges, the heaviest sentences come back in text order, and
 // PDF passages know their page.
-#include "app/worker/source_passages.h"
-#include "tests/ui/ui_test_support.h"
+#include "app/batch/source_passages.h"
+
+#include <gtest/gtest.h>
 
 namespace precis::test {
 namespace {
@@ -77,5 +78,3 @@ TEST(SourcePassages, NoWeightsNoPassages) {
 
 }  // namespace
 }  // namespace precis::test
-
-int main(int argc, char** argv) { return precis::test::run_ui_tests(argc, argv); }

@@ -1,4 +1,4 @@
-#include "app/worker/source_passages.h"
+#include "app/batch/source_passages.h"
 
 #include <QTextBoundaryFinder>
 
