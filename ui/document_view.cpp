@@ -54,7 +54,7 @@ void DocumentView::clear() {
     tabs_->setTabVisible(1, false);
 }
 
-void DocumentView::show_document(const DocumentRecord& d) {
+void DocumentView::show_document(const DocumentRecord& d, const QString& pdf_password) {
     document_id_ = d.id;
     passages_.clear();
     QString header = QStringLiteral("<b>%1</b><br><small>%2").arg(d.title.toHtmlEscaped(), d.path.toHtmlEscaped());
@@ -68,7 +68,7 @@ void DocumentView::show_document(const DocumentRecord& d) {
     const bool pdf = d.pages > 0 && QFileInfo(d.path).suffix().compare("pdf", Qt::CaseInsensitive) == 0;
     tabs_->setTabVisible(1, pdf);
     if (pdf)
-        pages_->load(d.path);
+        pages_->load(d.path, pdf_password);
     else
         pages_->clear();
     tabs_->setCurrentIndex(0);

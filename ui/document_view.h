@@ -20,7 +20,8 @@ class DocumentView : public QWidget {
 public:
     explicit DocumentView(QWidget* parent = nullptr);
 
-    void show_document(const DocumentRecord& document);
+    // `pdf_password`: the password the PDF was opened with, if it is encrypted.
+    void show_document(const DocumentRecord& document, const QString& pdf_password = {});
     void clear();
     void set_passages(const QVector<SourcePassage>& passages);
     // Scrolls the text to the passage and selects it (and the PDF view to its page).

@@ -227,6 +227,7 @@ void MainWindow::show_error(const QString& title, const QString& message) {
 
 void MainWindow::open_file(const QString& path, const QString& password) {
     recent_->add(path);
+    if (!password.isEmpty()) pdf_passwords_[QFileInfo(path).absoluteFilePath()] = password;
     track(engine_->open_document(path, password), Request::Open, tr("Opening %1").arg(QFileInfo(path).fileName()));
 }
 
@@ -296,7 +297,7 @@ void MainWindow::show_document(qint64 document_id) {
     if (!doc) return;
     if (document_id != current_document_) {
         current_document_ = document_id;
-        document_view_->show_document(*doc);
+        document_view_->show_document(*doc, pdf_passwords_.value(QFileInfo(doc->path).absoluteFilePath()));
         setWindowTitle(tr("%1 — Precis").arg(doc->title));
     }
     summary_panel_->show_document(document_id);

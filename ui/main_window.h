@@ -98,6 +98,9 @@ private:
     EngineSettings settings_;
     std::optional<ModelInfo> model_info_;
     QHash<quint64, Request> requests_;  // what each outstanding ticket is for
+    // Passwords of encrypted PDFs opened in this session, by absolute path, so their pages
+    // can be rendered; kept in memory only, never written to disk.
+    QHash<QString, QString> pdf_passwords_;
     qint64 current_document_ = 0;
     qint64 streaming_document_ = 0;
 

@@ -49,13 +49,17 @@ void PdfPagesView::clear() {
     next_page_ = 0;
 }
 
-void PdfPagesView::load(const QString& path) {
+void PdfPagesView::load(const QString& path, const QString& password) {
     clear();
-    document_ = Poppler::Document::load(path);
+    const QByteArray secret = password.toUtf8();
+    document_ = Poppler::Document::load(path, secret, secret);
+    if (document_ && document_->isLocked() && !secret.isEmpty()) document_->unlock(secret, secret);
     if (!document_ || document_->isLocked()) {
-        auto* why = new QLabel(document_ ? tr("This PDF is password-protected; its pages are not shown here.")
+        auto* why = new QLabel(document_ ? tr("This PDF is password-protected: open the file again (File > Open) "
+                                              "and give its password to see its pages.")
                                          : tr("The PDF %1 can no longer be read.").arg(path),
                                container_);
+        why->setWordWrap(true);
         column_->addWidget(why);
         pages_ << why;
         document_.reset();

@@ -25,7 +25,8 @@ public:
     explicit PdfPagesView(QWidget* parent = nullptr);
     ~PdfPagesView() override;
 
-    void load(const QString& path);
+    // `password` opens an encrypted PDF (kept only as long as the document is shown).
+    void load(const QString& path, const QString& password = {});
     void clear();
     // `text` is the document's ingested text the passages index into.
     void set_highlights(const QVector<SourcePassage>& passages, const QString& text);

@@ -2,6 +2,11 @@
 // with the fixture model, see the summary stored in the library and shown with its
 // history and highlighted passages; re-summarizing keeps history; bad files report once.
 #include <QDockWidget>
+#include <QInputDialog>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QProcess>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QLabel>
 #include <QLineEdit>
@@ -19,6 +24,7 @@
 #include "ui/document_view.h"
 #include "ui/library_panel.h"
 #include "ui/main_window.h"
+#include "ui/pdf_pages_view.h"
 #include "ui/run_status.h"
 #include "ui/summary_panel.h"
 
@@ -102,6 +108,44 @@ TEST_F(MainWindowTest, PassagesOfAStoredSummaryShowAfterARestartWithoutRerunning
     ASSERT_TRUE(wait_until([&] { return window_->document_view()->passages() == shown; }, 5000));
     EXPECT_FALSE(window_->engine()->busy());  // read from the library, not recomputed
     EXPECT_FALSE(window_->document_view()->text_view()->extraSelections().isEmpty());
+}
+
+TEST_F(MainWindowTest, EncryptedPdfAsksForThePasswordAgainWhenWrongThenShowsTextAndPages) {
+    const QString qpdf = QStandardPaths::findExecutable(QStringLiteral("qpdf"));
+    if (qpdf.isEmpty()) GTEST_SKIP() << "qpdf is not installed (packaging/install-deps.sh installs it)";
+    const QString plain = QString::fromStdString((dir_ / "plain.pdf").string());
+    const QString locked = QString::fromStdString((dir_ / "locked.pdf").string());
+    {
+        QPdfWriter writer(plain);
+        QPainter painter(&writer);
+        painter.setFont(QFont(QStringLiteral("DejaVu Sans"), 12));
+        painter.drawText(QRectF(0, 0, writer.width(), writer.height() / 4), Qt::TextWordWrap,
+                         QStringLiteral("Sealed minutes of the river commission about the winter floods."));
+    }
+    QProcess proc;
+    proc.start(qpdf, {"--encrypt", "s3cret", "owner-pw", "256", "--", plain, locked});
+    ASSERT_TRUE(proc.waitForFinished(60000));
+    ASSERT_EQ(proc.exitCode(), 0) << proc.readAllStandardError().toStdString();
+
+    auto prompt = [&]() -> QInputDialog* {
+        for (QInputDialog* d : window_->findChildren<QInputDialog*>())
+            if (d->isVisible()) return d;
+        return nullptr;
+    };
+    window_->open_file(locked);
+    ASSERT_TRUE(wait_until([&] { return prompt() != nullptr; }));
+    EXPECT_TRUE(prompt()->labelText().contains("locked.pdf is encrypted")) << prompt()->labelText().toStdString();
+    EXPECT_EQ(prompt()->textEchoMode(), QLineEdit::Password);
+    prompt()->setTextValue(QStringLiteral("guess"));
+    prompt()->accept();
+    ASSERT_TRUE(wait_until([&] { return prompt() != nullptr && prompt()->labelText().contains("did not open"); }));
+    EXPECT_EQ(window_->current_document(), 0);
+    prompt()->setTextValue(QStringLiteral("s3cret"));
+    prompt()->accept();
+    ASSERT_TRUE(wait_until([&] { return window_->current_document() != 0 && !window_->engine()->busy(); }));
+    EXPECT_TRUE(window_->document_view()->text_view()->toPlainText().contains("river commission"));
+    // The pages render too: the view was given the password the file was opened with.
+    ASSERT_TRUE(wait_until([&] { return window_->document_view()->pages_view()->rendered_pages() >= 1; }, 10000));
 }
 
 TEST_F(MainWindowTest, ResummarizingWithOtherSettingsKeepsHistory) {
