@@ -43,11 +43,13 @@ protected:
             if (l->wordWrap() && l->isVisible() && !l->text().isEmpty()) return l->text();
         return {};
     }
-    // The fixture LSG model plus a large extra file, so copying it takes a while.
+    // The fixture LSG model plus a 1 GiB extra file (sparse: costs no disk until copied), so
+    // a copy takes far longer than the moment between starting an import and cancelling it.
     fs::path large_lsg_source() {
         const fs::path src = dir_ / "lsg-big";
         fs::copy(fixtures_dir() / "models" / "lsg-norm", src, fs::copy_options::recursive);
-        std::ofstream(src / "optimizer.pt", std::ios::binary) << std::string(64u << 20, 'x');
+        std::ofstream(src / "optimizer.pt", std::ios::binary).close();
+        fs::resize_file(src / "optimizer.pt", uintmax_t(1) << 30);
         return src;
     }
 
