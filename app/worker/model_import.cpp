@@ -1,12 +1,11 @@
 #include "app/worker/model_import.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <vector>
 
 #include "engine/convert/bart_to_lsg.h"
 #include "engine/core/error.h"
+#include "engine/io/temp_sibling.h"
 #include "engine/model/config.h"
 
 namespace precis {
@@ -20,14 +19,6 @@ fs::path free_folder(const fs::path& root, const std::string& name) {
     fs::path dst = root / name;
     for (int i = 2; fs::exists(dst); ++i) dst = root / (name + "-" + std::to_string(i));
     return dst;
-}
-
-fs::path partial_folder_for(const fs::path& dst) {
-    std::string name(".");
-    name += dst.filename().string();
-    name += ".partial-";
-    name += std::to_string(::getpid());
-    return dst.parent_path() / name;
 }
 
 void copy_file_in_chunks(const fs::path& from, const fs::path& to, uint64_t& done, uint64_t total,
@@ -84,7 +75,7 @@ ImportedModel import_model_folder(const fs::path& source_in, const fs::path& mod
     result.architecture = cfg.architecture;
     if (cfg.is_lsg) {
         result.dir = free_folder(models_root, source.filename().string());
-        const fs::path partial = partial_folder_for(result.dir);
+        const fs::path partial = temp_sibling(result.dir, "partial");
         try {
             copy_model_folder(source, partial, progress);
             fs::rename(partial, result.dir);

@@ -1,7 +1,5 @@
 #include "engine/convert/bart_to_lsg.h"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -11,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/safetensors.h"
+#include "engine/io/temp_sibling.h"
 
 namespace precis {
 
@@ -296,11 +295,7 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
     fs::path parent = dst.parent_path().empty() ? fs::path(".") : dst.parent_path();
     if (!fs::is_directory(parent, ec))
         throw Error("cannot convert into '" + dst.string() + "': the folder '" + parent.string() + "' does not exist");
-    std::string tmp_name(".");
-    tmp_name += dst.filename().string();
-    tmp_name += ".partial-";
-    tmp_name += std::to_string(::getpid());
-    const fs::path tmp = parent / tmp_name;
+    const fs::path tmp = temp_sibling(dst, "partial");
     fs::remove_all(tmp, ec);
     try {
         fs::create_directory(tmp);

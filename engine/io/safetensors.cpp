@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/io/mapped_file.h"
+#include "engine/io/temp_sibling.h"
 
 namespace precis {
 
@@ -193,12 +194,8 @@ void write_safetensors(const fs::path& path, const std::vector<std::pair<std::st
     uint8_t len[8];
     for (int i = 0; i < 8; ++i) len[i] = uint8_t((uint64_t(h.size()) >> (8 * i)) & 0xff);
 
-    fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-    std::string tmp_name(".");  // built step by step: GCC 12 warns falsely on "." + string
-    tmp_name += path.filename().string();
-    tmp_name += ".tmp-";
-    tmp_name += std::to_string(::getpid());
-    const fs::path tmp = dir / tmp_name;
+    const fs::path tmp = temp_sibling(path, "tmp");
+    const fs::path dir = tmp.parent_path();
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         throw Error("cannot write '" + path.string() + "': creating a temporary file in '" + dir.string() +
