@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include "app/batch/records.h"
-#include "app/batch/source_passages.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "engine/model/model.h"
@@ -65,9 +64,9 @@ BatchReport run_batch(Library& library, const Summarizer& summarizer, const Batc
                 library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
             }
             // Summary and "item done" in one transaction.
-            SummaryRecord record = make_summary_record(doc_id, summarizer.model(), r, opts.summarize, opts.device);
-            record.passages = source_passages(doc.text, doc.page_offsets, r.source_weights, r.source_spans);
-            library.add_summary_for_batch_item(report.job_id, path, record);
+            library.add_summary_for_batch_item(
+                report.job_id, path,
+                make_summary_record(doc_id, doc.text, doc.page_offsets, summarizer.model(), r, opts.summarize, opts.device));
             ++report.done_now;
             if (cb.on_file_finished) cb.on_file_finished(path, true, {});
         } catch (const Cancelled&) {

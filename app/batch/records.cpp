@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/batch/source_passages.h"
 #include "engine/model/model.h"
 
 namespace precis {
@@ -14,8 +15,9 @@ QJsonObject to_qjson(const nlohmann::json& j) {
 }
 }  // namespace
 
-SummaryRecord make_summary_record(qint64 document_id, const Model& model, const SummaryResult& r,
-                                  const SummarizeOptions& options, const QString& device) {
+SummaryRecord make_summary_record(qint64 document_id, const QString& document_text, const QVector<int>& page_offsets,
+                                  const Model& model, const SummaryResult& r, const SummarizeOptions& options,
+                                  const QString& device) {
     SummaryRecord s;
     s.document_id = document_id;
     s.model_name = QString::fromStdString(model.name());
@@ -31,6 +33,7 @@ SummaryRecord make_summary_record(qint64 document_id, const Model& model, const 
     s.seconds_encode = r.encode_seconds;
     s.seconds_generate = r.generate_seconds;
     s.device = device;
+    s.passages = source_passages(document_text, page_offsets, r.source_weights, r.source_spans);
     return s;
 }
 

@@ -10,8 +10,11 @@ namespace precis {
 
 class Model;
 
-SummaryRecord make_summary_record(qint64 document_id, const Model& model, const SummaryResult& result,
-                                  const SummarizeOptions& options, const QString& device);
+// With the source passages folded from the result's cross-attention over `document_text`
+// (empty when the run did not ask for source attention).
+SummaryRecord make_summary_record(qint64 document_id, const QString& document_text, const QVector<int>& page_offsets,
+                                  const Model& model, const SummaryResult& result, const SummarizeOptions& options,
+                                  const QString& device);
 
 QVector<ClassificationRecord> make_classification_records(qint64 document_id, const Model& model,
                                                           const ClassificationResult& result);

@@ -184,8 +184,8 @@ void EngineWorker::summarize(quint64 ticket, qint64 document_id, const EngineSet
         SummaryResult r = summarizer.summarize(doc->text.toStdString(), run.options, cb);
         // A cancel that arrived as the last token came out still means "do not keep it".
         cb.check_abort();
-        SummaryRecord record = make_summary_record(document_id, *run.model, r, run.options, run.device.device);
-        record.passages = source_passages(doc->text, doc->page_offsets, r.source_weights, r.source_spans);
+        const SummaryRecord record =
+            make_summary_record(document_id, doc->text, doc->page_offsets, *run.model, r, run.options, run.device.device);
         SummaryOutcome out;
         out.summary_id = library().add_summary(record);
         out.document_id = document_id;
