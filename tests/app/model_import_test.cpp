@@ -37,12 +37,7 @@ protected:
         root_ = scratch_ / "models";
     }
     // The fixture LSG model plus a 20 MiB extra file, so the copy takes several chunks.
-    fs::path large_lsg_source() {
-        const fs::path src = scratch_ / "lsg-big";
-        fs::copy(fixtures_dir() / "models" / "lsg-norm", src, fs::copy_options::recursive);
-        std::ofstream(src / "optimizer.pt", std::ios::binary) << std::string(20u << 20, 'x');
-        return src;
-    }
+    fs::path large_lsg_source() { return padded_fixture_model("lsg-norm", scratch_ / "lsg-big", 20u << 20); }
     fs::path scratch_, root_;
     EngineSettings settings_;
 };

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <fstream>
 #include <random>
 #include <vector>
 
@@ -44,6 +45,13 @@ fs::path scratch_dir(const std::string& name) {
     fs::create_directories(p);
     cleaner().dirs.push_back(p);
     return p;
+}
+
+fs::path padded_fixture_model(const std::string& name, const fs::path& dest, uintmax_t bytes) {
+    fs::copy(fixtures_dir() / "models" / name, dest, fs::copy_options::recursive);
+    std::ofstream(dest / "optimizer.pt", std::ios::binary).close();
+    fs::resize_file(dest / "optimizer.pt", bytes);
+    return dest;
 }
 
 double tolerance_excess(const Tensor& a, const Tensor& b, double atol, double rtol, std::string* why) {

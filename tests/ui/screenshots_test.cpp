@@ -9,8 +9,6 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 
-#include <fstream>
-
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
 #include "tests/ui/ui_test_support.h"
@@ -126,9 +124,7 @@ TEST_F(Screenshots, SettingsDialog) {
 
 TEST_F(Screenshots, SettingsDialogImportingAModel) {
     // An LSG model with a large extra file, so the copy is still running for the picture.
-    const std::filesystem::path src = dir_ / "lsg-big";
-    std::filesystem::copy(fixtures_dir() / "models" / "lsg-norm", src, std::filesystem::copy_options::recursive);
-    std::ofstream(src / "optimizer.pt", std::ios::binary) << std::string(256u << 20, 'x');
+    const std::filesystem::path src = padded_fixture_model("lsg-norm", dir_ / "lsg-big", uintmax_t(1) << 30);
     ui::SettingsDialog dialog(window_->settings(), window_->engine(), window_.get());
     dialog.show();
     QSignalSpy progress(window_->engine()->worker(), &EngineWorker::progress);

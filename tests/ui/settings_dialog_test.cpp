@@ -5,7 +5,6 @@
 #include <QProgressBar>
 #include <QPushButton>
 
-#include <fstream>
 
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
@@ -45,13 +44,7 @@ protected:
     }
     // The fixture LSG model plus a 1 GiB extra file (sparse: costs no disk until copied), so
     // a copy takes far longer than the moment between starting an import and cancelling it.
-    fs::path large_lsg_source() {
-        const fs::path src = dir_ / "lsg-big";
-        fs::copy(fixtures_dir() / "models" / "lsg-norm", src, fs::copy_options::recursive);
-        std::ofstream(src / "optimizer.pt", std::ios::binary).close();
-        fs::resize_file(src / "optimizer.pt", uintmax_t(1) << 30);
-        return src;
-    }
+    fs::path large_lsg_source() { return padded_fixture_model("lsg-norm", dir_ / "lsg-big", uintmax_t(1) << 30); }
 
     fs::path dir_;
     QString library_path_;
