@@ -52,11 +52,21 @@ int cmd_batch(const Args& raw) {
     BatchCallbacks cb;
     std::string current;
     int finished_count = 0, total_count = 0;
+    // "[3/12] /path/file.pdf", built by appending (GCC 12 warns falsely on "[" + string).
+    auto file_line = [&] {
+        std::string line("[");
+        line += std::to_string(finished_count + 1);
+        line += '/';
+        line += std::to_string(total_count);
+        line += "] ";
+        line += current;
+        return line;
+    };
     cb.on_file_started = [&](int finished, int total, const QString& path) {
         current = path.toStdString();
         finished_count = finished;
         total_count = total;
-        progress_line("[" + std::to_string(finished + 1) + "/" + std::to_string(total) + "] " + current);
+        progress_line(file_line());
     };
     cb.on_file_finished = [&](const QString& path, bool ok, const QString& error) {
         progress_done();
@@ -66,8 +76,7 @@ int cmd_batch(const Args& raw) {
     cb.run = progress_callbacks("");
     cb.run.progress = [&](RunStage stage, int done, int total) {
         const char* what = stage == RunStage::Encoding ? "encoding layer" : "generating token";
-        progress_line("[" + std::to_string(finished_count + 1) + "/" + std::to_string(total_count) + "] " + current +
-                      ": " + what + " " + std::to_string(done) + "/" + std::to_string(total));
+        progress_line(file_line() + ": " + what + " " + std::to_string(done) + "/" + std::to_string(total));
     };
     BatchReport report = run_batch(library, summarizer, opts, cb);
     progress_done();
