@@ -273,10 +273,22 @@ void MainWindow::on_model_ready(const ModelInfo& info) {
     model_info_ = info;
     attention_panel_->set_model_info(info);
     update_attention_document();
-    model_label_->setText(tr("Model: <b>%1</b> · %2 · %3 attention").arg(info.name.toHtmlEscaped(), info.device, info.attention));
-    model_label_->setToolTip(tr("%1\nfound via: %2").arg(info.path, info.source));
-    if (info.is_test_model) {
-        banner_->setText(tr("⚠ No summarization model is installed: Precis is using the tiny RANDOM test model (%1). "
+    if (info.extractive) {
+        model_label_->setText(tr("Summaries: <b>extractive</b> · %1").arg(info.source));
+        model_label_->setToolTip(tr("The summary quotes the document's most central sentences; no model runs."));
+    } else {
+        model_label_->setText(tr("Model: <b>%1</b> · %2 · %3 attention").arg(info.name.toHtmlEscaped(), info.device, info.attention));
+        model_label_->setToolTip(tr("%1\nfound via: %2").arg(info.path, info.source));
+    }
+    if (info.extractive && info.source == QLatin1String("no model installed")) {
+        banner_->setStyleSheet(QStringLiteral("background:#1e3a8a; color:white; padding:6px 10px;"));
+        banner_->setText(tr("No summarization model is installed, so summaries are <b>extractive</b>: the document's "
+                            "own most central sentences, highlighted in the text. For summaries written in new words, "
+                            "import a BART or LSG-BART model in Settings (Ctrl+,)."));
+        banner_->show();
+    } else if (info.is_test_model) {
+        banner_->setStyleSheet(QStringLiteral("background:#b91c1c; color:white; padding:6px 10px; font-weight:bold;"));
+        banner_->setText(tr("⚠ The chosen model is the tiny RANDOM test model of the fixtures (%1). "
                             "Its summaries are MEANINGLESS. Import a real BART or LSG-BART model in Settings (Ctrl+,).")
                              .arg(info.path));
         banner_->show();
@@ -392,7 +404,10 @@ void MainWindow::show_settings() {
 
 void MainWindow::show_about() {
     QString model = tr("No model loaded yet.");
-    if (model_info_) {
+    if (model_info_ && model_info_->extractive) {
+        model = tr("Summaries are <b>extractive</b> (%1): the document's most central sentences, chosen on this "
+                   "computer without a model.").arg(model_info_->source);
+    } else if (model_info_) {
         model = tr("Model in use: <b>%1</b><br><small>%2</small><br>%3 attention on %4")
                     .arg(model_info_->name.toHtmlEscaped(), model_info_->path.toHtmlEscaped(), model_info_->attention, model_info_->device);
         if (model_info_->is_test_model)

@@ -46,6 +46,16 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     setWindowTitle(tr("Settings"));
     setMinimumWidth(660);
 
+    // --- method
+    method_ = new QComboBox(this);
+    method_->addItem(tr("Automatic: neural when a model is installed, else extractive"), "auto");
+    method_->addItem(tr("Extractive: the document's own most central sentences"), "extractive");
+    method_->addItem(tr("Neural: written by the model"), "neural");
+    method_->setToolTip(tr("Extractive summaries need no model: they quote the document's most central sentences, "
+                           "in order, and highlight them in the text"));
+    extractive_sentences_ = spin(0, 200, this, tr("How many sentences an extractive summary quotes"));
+    extractive_sentences_->setSpecialValueText(tr("automatic (by document length)"));
+
     // --- model
     model_dir_ = new QLineEdit(this);
     QString automatic;
@@ -87,8 +97,10 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     device_->setToolTip(gpus.empty() ? tr("No CUDA device: %1").arg(QString::fromStdString(why))
                                      : tr("Found %1, but this build runs on the CPU only").arg(QString::fromStdString(gpus[0].name)));
 
-    auto* model_box = new QGroupBox(tr("Model and device"), this);
+    auto* model_box = new QGroupBox(tr("Summaries, model and device"), this);
     auto* mf = new QFormLayout(model_box);
+    mf->addRow(tr("Method:"), method_);
+    mf->addRow(tr("Extractive length:"), extractive_sentences_);
     mf->addRow(tr("Model folder:"), model_row);
     mf->addRow(QString(), model_note_);
     auto* import_row = new QHBoxLayout;
@@ -210,6 +222,8 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
 }
 
 void SettingsDialog::load(const EngineSettings& s) {
+    method_->setCurrentIndex(std::max(0, method_->findData(s.method)));
+    extractive_sentences_->setValue(s.extractive_sentences);
     model_dir_->setText(s.model_dir);
     device_->setCurrentIndex(std::max(0, device_->findData(s.device == "cuda" ? QStringLiteral("auto") : s.device)));
     attention_->setCurrentIndex(std::max(0, attention_->findData(s.attention)));
@@ -233,6 +247,8 @@ void SettingsDialog::load(const EngineSettings& s) {
 
 EngineSettings SettingsDialog::settings() const {
     EngineSettings s;
+    s.method = method_->currentData().toString();
+    s.extractive_sentences = extractive_sentences_->value();
     s.model_dir = model_dir_->text().trimmed();
     s.device = device_->currentData().toString();
     s.attention = attention_->currentData().toString();
@@ -271,6 +287,12 @@ void SettingsDialog::accept() {
         return;
     }
     const EngineSettings s = settings();
+    if (s.method == QLatin1String("neural") && !find_model(s)) {
+        error_->setText(tr("Neural summaries need a model: import one (Import model…) or choose a model folder, "
+                           "or pick the automatic or extractive method."));
+        error_->show();
+        return;
+    }
     if (s.lsg_override) {
         try {
             lsg_settings_for(s, LsgSettings{}).validate("The LSG settings");

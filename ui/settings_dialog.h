@@ -46,6 +46,8 @@ private:
     EngineThread* engine_;
     bool importing_ = false;
     quint64 import_ticket_ = 0;
+    QComboBox* method_;
+    QSpinBox* extractive_sentences_;
     QLineEdit* model_dir_;
     QLabel* model_note_;
     QPushButton* import_;

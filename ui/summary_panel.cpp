@@ -22,6 +22,12 @@ namespace precis::ui {
 
 QString describe_parameters(const QJsonObject& p) {
     QStringList parts;
+    if (p.value("method").toString() == QLatin1String("extractive")) {
+        parts << QStringLiteral("%1 of %2 sentences").arg(p.value("sentences").toInt()).arg(p.value("document_sentences").toInt());
+        parts << QStringLiteral("%1 of %2 words").arg(p.value("words").toInt()).arg(p.value("document_words").toInt());
+        parts << QStringLiteral("length: %1").arg(p.value("budget").toString());
+        return parts.join(QStringLiteral(" · "));
+    }
     const QString attention = p.value("attention").toString();
     if (attention == "lsg")
         parts << QStringLiteral("LSG %1, block %2, sparse block %3, factor %4, %5 global")
@@ -138,7 +144,10 @@ void SummaryPanel::show_document(qint64 document_id, qint64 summary_id) {
         for (const SummaryRecord& s : summaries) {
             auto* item = new QListWidgetItem(QStringLiteral("%1 · %2\n%3")
                                                  .arg(QLocale().toString(s.created_at.toLocalTime(), QLocale::ShortFormat),
-                                                      s.model_name, describe_parameters(s.parameters)),
+                                                      s.method == QLatin1String("extractive")
+                                                          ? summary_method_description(s)
+                                                          : s.model_name,
+                                                      describe_parameters(s.parameters)),
                                              history_);
             item->setData(Qt::UserRole, s.id);
             item->setToolTip(s.summary.left(400));
@@ -171,6 +180,18 @@ void SummaryPanel::show_summary(qint64 summary_id) {
     if (!current_) return;
     const SummaryRecord& s = *current_;
     text_->setPlainText(s.summary);
+    if (s.method == QLatin1String("extractive")) {
+        details_->setText(tr("<small><b>%1</b> · %2<br>%3 · chosen in %4 s<br>The summary is the document's own "
+                             "sentences, highlighted in the text; a neural model writes its own (Settings).</small>")
+                              .arg(summary_method_description(s).toHtmlEscaped(),
+                                   QLocale().toString(s.created_at.toLocalTime(), QLocale::ShortFormat),
+                                   describe_parameters(s.parameters).toHtmlEscaped())
+                              .arg(s.seconds_generate, 0, 'f', 2));
+        details_->setToolTip(QString());
+        if (s.passages && !passages_.contains(s.id)) passages_[s.id] = *s.passages;
+        show_passages();
+        return;
+    }
     const int tokens_read = s.parameters.value("tokens_read").toInt(int(s.input_tokens));
     QString reading = tr("read %1 of %2 tokens").arg(tokens_read).arg(s.input_tokens);
     if (s.truncated) reading = QStringLiteral("<span style='color:#b45309'>%1 (the rest did not fit)</span>").arg(reading);
@@ -223,13 +244,20 @@ void SummaryPanel::show_passages() {
     }
     QVector<int> order(list.size());
     for (int i = 0; i < list.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return list[a].weight > list[b].weight; });
+    // A model's passages by the attention they drew; an extractive summary's sentences in
+    // the order the document has them (the order of the summary).
+    if (current_->method != QLatin1String("extractive"))
+        std::sort(order.begin(), order.end(), [&](int a, int b) { return list[a].weight > list[b].weight; });
     for (int i : order) {
         const SourcePassage& p = list[i];
         QString excerpt = document_text_.mid(p.begin, p.end - p.begin).simplified();
         if (excerpt.size() > 160) excerpt = excerpt.left(157) + QStringLiteral("…");
         const QString where = p.page >= 0 ? tr("p. %1 · ").arg(p.page + 1) : QString();
-        auto* item = new QListWidgetItem(QStringLiteral("%1%2% — %3").arg(where).arg(p.weight * 100, 0, 'f', 1).arg(excerpt), passage_list_);
+        // An extractive summary's sentences are the summary itself: no share of attention to show.
+        const QString label = current_->method == QLatin1String("extractive")
+                                  ? where + excerpt
+                                  : QStringLiteral("%1%2% — %3").arg(where).arg(p.weight * 100, 0, 'f', 1).arg(excerpt);
+        auto* item = new QListWidgetItem(label, passage_list_);
         item->setData(Qt::UserRole, i);
     }
     if (list.isEmpty()) passage_list_->addItem(tr("The summary's attention was spread evenly; no passage stands out."));

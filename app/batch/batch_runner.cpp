@@ -26,16 +26,27 @@ QStringList list_documents(const QString& root, bool recursive) {
     return files;
 }
 
-BatchReport run_batch(Library& library, const Summarizer& summarizer, const BatchOptions& opts,
+BatchReport run_batch(Library& library, const Summarizer* summarizer, const BatchOptions& opts,
                       const BatchCallbacks& cb) {
+    if (!opts.extractive && !summarizer) throw Error("a neural batch run needs a model");
     const QFileInfo root_info(opts.root);
     if (!root_info.isDir()) throw Error("batch folder " + opts.root.toStdString() + " does not exist or is not a folder");
     const QString root = root_info.absoluteFilePath();
     const QStringList files = list_documents(root, opts.recursive);
 
     // The job is identified by its folder and settings: the same command resumes it.
-    nlohmann::json settings = describe_options(opts.summarize);
-    settings["model"] = summarizer.model().path().string();
+    nlohmann::json settings;
+    if (opts.extractive) {
+        const extractive::ExtractiveOptions& e = opts.extractive_options;
+        settings = {{"method", "extractive"},
+                    {"budget", extractive::describe_budget(e.budget).toStdString()},
+                    {"position_weight", e.position_weight},
+                    {"position_decay", e.position_decay},
+                    {"redundancy", e.redundancy}};
+    } else {
+        settings = describe_options(opts.summarize);
+        settings["model"] = summarizer->model().path().string();
+    }
     settings["recursive"] = opts.recursive;
     settings["classify"] = opts.classifier != nullptr;
     BatchJobStart start = library.start_or_resume_job(root, files, QString::fromStdString(settings.dump()), opts.retry_failed);
@@ -57,16 +68,24 @@ BatchReport run_batch(Library& library, const Summarizer& summarizer, const Batc
         if (cb.on_file_started) cb.on_file_started(finished, report.total, path);
         try {
             IngestedDocument doc = ingest_file(path);
-            SummaryResult r = summarizer.summarize(doc.text.toStdString(), summarize, cb.run);
+            SummaryRecord record;
+            if (opts.extractive) {
+                extractive::ExtractiveOptions e = opts.extractive_options;
+                e.should_abort = cb.run.should_abort;
+                record = make_extractive_summary_record(0, doc.page_offsets, extractive::summarize_extractive(doc.text, e), e);
+            } else {
+                SummaryResult r = summarizer->summarize(doc.text.toStdString(), summarize, cb.run);
+                record = make_summary_record(0, doc.text, doc.page_offsets, summarizer->model(), r, opts.summarize,
+                                             opts.device);
+            }
             const qint64 doc_id = library.add_or_get_document(doc);
+            record.document_id = doc_id;
             if (opts.classifier) {
                 ClassificationResult c = opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
                 library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
             }
             // Summary and "item done" in one transaction.
-            library.add_summary_for_batch_item(
-                report.job_id, path,
-                make_summary_record(doc_id, doc.text, doc.page_offsets, summarizer.model(), r, opts.summarize, opts.device));
+            library.add_summary_for_batch_item(report.job_id, path, record);
             ++report.done_now;
             if (cb.on_file_finished) cb.on_file_finished(path, true, {});
         } catch (const Cancelled&) {

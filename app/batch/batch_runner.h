@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "app/extractive/extractive_summarizer.h"
 #include "engine/pipeline/classifier_pipeline.h"
 #include "engine/pipeline/summarizer.h"
 
@@ -19,6 +20,8 @@ struct BatchOptions {
     QString root;
     bool recursive = false;
     bool retry_failed = false;
+    bool extractive = false;  // the document's own sentences (no model); else the summarizer's model
+    extractive::ExtractiveOptions extractive_options;
     SummarizeOptions summarize;
     QString device = "cpu";
     // Optional: also classify each document with this classifier.
@@ -50,7 +53,8 @@ struct BatchCallbacks {
 // The supported files under `root`, sorted (recursively when asked).
 QStringList list_documents(const QString& root, bool recursive);
 
-BatchReport run_batch(Library& library, const Summarizer& summarizer, const BatchOptions& options,
+// `summarizer` may be null when options.extractive is set.
+BatchReport run_batch(Library& library, const Summarizer* summarizer, const BatchOptions& options,
                       const BatchCallbacks& callbacks);
 
 }  // namespace precis

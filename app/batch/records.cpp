@@ -37,6 +37,38 @@ SummaryRecord make_summary_record(qint64 document_id, const QString& document_te
     return s;
 }
 
+SummaryRecord make_extractive_summary_record(qint64 document_id, const QVector<int>& page_offsets,
+                                             const extractive::ExtractiveSummary& e,
+                                             const extractive::ExtractiveOptions& options) {
+    SummaryRecord s;
+    s.document_id = document_id;
+    s.method = QStringLiteral("extractive");
+    s.model_name = QStringLiteral("extractive");
+    s.parameters = QJsonObject{{"method", "extractive"},
+                               {"budget", describe_budget(options.budget)},
+                               {"budget_words", e.budget_words},
+                               {"position_weight", options.position_weight},
+                               {"position_decay", options.position_decay},
+                               {"redundancy", options.redundancy},
+                               {"sentences", int(e.sentences.size())},
+                               {"words", e.summary_words},
+                               {"document_sentences", e.document_sentences},
+                               {"document_words", e.document_words},
+                               {"sections", e.sections}};
+    s.summary = e.text;
+    s.seconds_generate = e.seconds;
+    s.device = QStringLiteral("cpu");
+    double total = 0;
+    for (const auto& sentence : e.sentences) total += sentence.score;
+    QVector<SourcePassage> passages;
+    for (const auto& sentence : e.sentences)
+        passages.push_back({sentence.begin, sentence.end,
+                            total > 0 ? sentence.score / total : 1.0 / double(e.sentences.size()),
+                            page_of_offset(page_offsets, sentence.begin)});
+    s.passages = passages;
+    return s;
+}
+
 QVector<ClassificationRecord> make_classification_records(qint64 document_id, const Model& model,
                                                           const ClassificationResult& r) {
     QVector<ClassificationRecord> out;

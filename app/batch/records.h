@@ -2,6 +2,7 @@
 // Turns engine results into library records (the bridge between engine/ and library/).
 #include <QString>
 
+#include "app/extractive/extractive_summarizer.h"
 #include "app/library/library.h"
 #include "engine/pipeline/classifier_pipeline.h"
 #include "engine/pipeline/summarizer.h"
@@ -15,6 +16,12 @@ class Model;
 SummaryRecord make_summary_record(qint64 document_id, const QString& document_text, const QVector<int>& page_offsets,
                                   const Model& model, const SummaryResult& result, const SummarizeOptions& options,
                                   const QString& device);
+
+// An extractive summary: its sentences are its source passages (weight: each one's share
+// of the chosen sentences' scores), and its parameters say how it was chosen.
+SummaryRecord make_extractive_summary_record(qint64 document_id, const QVector<int>& page_offsets,
+                                             const extractive::ExtractiveSummary& summary,
+                                             const extractive::ExtractiveOptions& options);
 
 QVector<ClassificationRecord> make_classification_records(qint64 document_id, const Model& model,
                                                           const ClassificationResult& result);

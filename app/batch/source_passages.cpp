@@ -1,8 +1,8 @@
 #include "app/batch/source_passages.h"
 
-#include <QTextBoundaryFinder>
-
 #include <algorithm>
+
+#include "app/text/sentence_segmenter.h"
 
 namespace precis {
 
@@ -35,18 +35,10 @@ struct Sentence {
     double weight = 0;
 };
 
-// Sentences with surrounding whitespace trimmed; blank stretches are dropped.
+// The same sentences an extractive summary would quote (app/text/sentence_segmenter.h).
 std::vector<Sentence> split_sentences(const QString& text) {
     std::vector<Sentence> out;
-    QTextBoundaryFinder finder(QTextBoundaryFinder::Sentence, text);
-    int start = 0;
-    for (qsizetype next = finder.toNextBoundary(); next != -1; next = finder.toNextBoundary()) {
-        int b = start, e = int(next);
-        while (b < e && text[b].isSpace()) ++b;
-        while (e > b && text[e - 1].isSpace()) --e;
-        if (e > b) out.push_back({b, e});
-        start = int(next);
-    }
+    for (const text::TextSentence& s : text::segment_sentences(text).sentences) out.push_back({s.begin, s.end});
     return out;
 }
 

@@ -1,9 +1,11 @@
 // precis batch DIR [--library DB] [--recursive]: every supported file into the library,
-// progress on stderr, Ctrl-C stops after the current step, a rerun resumes.
+// progress on stderr, Ctrl-C stops after the current step, a rerun resumes. --method as
+// for summarize (auto: neural when a model is installed, else extractive).
 #include <iostream>
 
 #include "app/batch/batch_runner.h"
 #include "app/cli/commands.h"
+#include "app/cli/method_flags.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -15,26 +17,31 @@ namespace precis::cli {
 
 int cmd_batch(const Args& raw) {
     auto options = summarize_option_names();
+    options.merge(method_option_names());
     options.insert({"--library", "--classifier", "--labels", "--threshold"});
     auto flags = generation_flag_names();
     flags.insert({"--recursive", "--retry-failed", "--multi-label"});
     Arguments args("batch", raw, flags, options);
     if (args.positional().size() != 1) throw Error("precis batch needs exactly one folder");
 
-    ModelLocation where = locate_model(args);
-    warn_if_test_model(where);
-    LoadedRun run = load_model_with_flags(where, args, true);
-    std::string device;
+    const MethodChoice choice = choose_method(args);
+    std::string device = "cpu";
     auto backend = backend_from_flags(args, &device);
-    Summarizer summarizer(run.model, backend);
-
+    std::unique_ptr<Summarizer> summarizer;
     BatchOptions opts;
     opts.root = QString::fromStdString(args.positional()[0]);
     opts.recursive = args.flag("--recursive");
     opts.retry_failed = args.flag("--retry-failed");
-    opts.summarize = summarizer.default_options();
-    opts.summarize.attention = run.attention;
-    opts.summarize.generation = generation_from_flags(*run.model, args);
+    opts.extractive = choice.method == SummaryMethod::Extractive;
+    opts.extractive_options = extractive_from_flags(args);
+    if (!opts.extractive) {
+        warn_if_test_model(*choice.model);
+        LoadedRun run = load_model_with_flags(*choice.model, args, true);
+        summarizer = std::make_unique<Summarizer>(run.model, backend);
+        opts.summarize = summarizer->default_options();
+        opts.summarize.attention = run.attention;
+        opts.summarize.generation = generation_from_flags(*run.model, args);
+    }
     opts.device = QString::fromStdString(device);
     if (auto cls_dir = args.value("--classifier")) {
         auto cls_model = Model::load(*cls_dir);
@@ -78,7 +85,7 @@ int cmd_batch(const Args& raw) {
         const char* what = stage == RunStage::Encoding ? "encoding layer" : "generating token";
         progress_line(file_line() + ": " + what + " " + std::to_string(done) + "/" + std::to_string(total));
     };
-    BatchReport report = run_batch(library, summarizer, opts, cb);
+    BatchReport report = run_batch(library, summarizer.get(), opts, cb);
     progress_done();
 
     std::cerr << "\nbatch job " << report.job_id << (report.resumed ? " (resumed)" : "") << " in " << db.toStdString()

@@ -13,7 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/cli/bench_extractive.h"
 #include "app/cli/commands.h"
+#include "app/cli/method_flags.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -210,7 +212,10 @@ nlohmann::json bench_one(const Arguments& args, int length) {
 int cmd_bench(const Args& raw) {
     auto options = attention_option_names();
     options.insert({"--model", "--shape", "--device", "--lengths", "--repeat", "--new-tokens"});
+    options.merge(method_option_names());
+    options.insert("--child-share");  // bench_extractive's child processes
     Arguments args("bench", raw, {"--json", "--child", "--include-infeasible"}, options);
+    if (args.value("--method") == "extractive") return bench_extractive(args);
     std::vector<int> lengths;
     for (const std::string& s : split_list(args.value_or("--lengths", "1024,4096,16384"))) {
         try {

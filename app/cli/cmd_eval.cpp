@@ -1,13 +1,18 @@
-// precis eval --input FILE.jsonl [--model DIR] [--limit N] [--output OUT.jsonl] [--json]
+// precis eval --input FILE.jsonl [--method M] [--model DIR] [--limit N] [--output OUT.jsonl] [--json]
 // ROUGE-1/2/L/Lsum of summaries against references. Lines holding "candidate" are scored
-// as they are; lines holding "document" (or "article") are summarized with the model first.
+// as they are; lines holding "document" (or "article") are summarized first, by the model
+// or extractively (--method, as for summarize; extractive candidates are one sentence a
+// line, which ROUGE-Lsum reads as sentences).
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/cli/method_flags.h"
+#include "app/extractive/extractive_summarizer.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -16,8 +21,33 @@
 
 namespace precis::cli {
 
+namespace {
+
+std::function<std::string(const std::string&)> make_summarize_function(const Arguments& args) {
+    const MethodChoice choice = choose_method(args);
+    if (choice.method == SummaryMethod::Extractive) {
+        const extractive::ExtractiveOptions opts = extractive_from_flags(args);
+        return [opts](const std::string& document) {
+            return extractive::summarize_extractive(QString::fromStdString(document), opts).text.toStdString();
+        };
+    }
+    warn_if_test_model(*choice.model);
+    LoadedRun run = load_model_with_flags(*choice.model, args, true);
+    std::string device;
+    auto summarizer = std::make_shared<Summarizer>(run.model, backend_from_flags(args, &device));
+    SummarizeOptions opts = summarizer->default_options();
+    opts.attention = run.attention;
+    opts.generation = generation_from_flags(*run.model, args);
+    return [summarizer, opts](const std::string& document) {
+        return summarizer->summarize(document, opts, progress_callbacks("eval")).text;
+    };
+}
+
+}  // namespace
+
 int cmd_eval(const Args& raw) {
     auto options = summarize_option_names();
+    options.merge(method_option_names());
     options.insert({"--input", "--limit", "--output"});
     auto flags = generation_flag_names();
     flags.insert({"--json", "--no-stemmer"});
@@ -28,8 +58,8 @@ int cmd_eval(const Args& raw) {
     if (!in) throw Error("cannot read " + *input);
     const int limit = args.int_value("--limit").value_or(0);
 
-    std::unique_ptr<Summarizer> summarizer;
-    SummarizeOptions opts;
+    // Made on the first document: a file of candidates needs no model.
+    std::function<std::string(const std::string&)> summarize;
     std::stringstream pairs;
     std::ofstream out_file;
     if (auto o = args.value("--output")) {
@@ -59,19 +89,9 @@ int cmd_eval(const Args& raw) {
             const char* doc_key = j.contains("document") ? "document" : j.contains("article") ? "article" : "text";
             if (!j.contains(doc_key))
                 throw Error(*input + " line " + std::to_string(line_no) + " has neither a candidate nor a document");
-            if (!summarizer) {
-                ModelLocation where = locate_model(args);
-                warn_if_test_model(where);
-                LoadedRun run = load_model_with_flags(where, args, true);
-                std::string device;
-                summarizer = std::make_unique<Summarizer>(run.model, backend_from_flags(args, &device));
-                opts = summarizer->default_options();
-                opts.attention = run.attention;
-                opts.generation = generation_from_flags(*run.model, args);
-            }
+            if (!summarize) summarize = make_summarize_function(args);
             progress_line("eval: summarizing example " + std::to_string(n + 1));
-            SummaryResult r = summarizer->summarize(j[doc_key].get<std::string>(), opts, progress_callbacks("eval"));
-            pair["candidate"] = r.text;
+            pair["candidate"] = summarize(j[doc_key].get<std::string>());
         }
         if (out_file) out_file << pair.dump() << "\n";
         pairs << pair.dump() << "\n";

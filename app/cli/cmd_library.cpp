@@ -63,7 +63,7 @@ int cmd_library(const Args& raw) {
             std::cout << "label:    " << c.label.toStdString() << " " << c.score << " (" << c.model_name.toStdString() << ")\n";
         for (const SummaryRecord& s : lib.summaries_for(doc->id)) {
             std::cout << "\nsummary " << s.id << " (" << s.created_at.toString(Qt::ISODate).toStdString() << ", "
-                      << s.model_name.toStdString() << ", " << s.device.toStdString() << ", "
+                      << summary_method_description(s).toStdString() << ", " << s.device.toStdString() << ", "
                       << QJsonDocument(s.parameters).toJson(QJsonDocument::Compact).toStdString() << ")\n"
                       << s.summary.toStdString() << "\n";
             for (const SourcePassage& p : s.passages.value_or(QVector<SourcePassage>{})) {

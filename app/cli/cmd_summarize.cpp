@@ -1,74 +1,143 @@
 // precis summarize FILE... : ingest each file, summarize it, print the summary (or one
-// JSON object per file). A file that fails is reported and the others still run.
+// JSON object per file). --method picks a neural model or an extractive summary (auto:
+// neural when a model is installed). A file that fails is reported and the others still run.
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
+#include "app/batch/source_passages.h"
 #include "app/cli/commands.h"
-#include "engine/core/error.h"
+#include "app/cli/method_flags.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
+#include "app/extractive/extractive_summarizer.h"
 #include "app/ingest/ingest.h"
+#include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/summarizer.h"
 
 namespace precis::cli {
 
+namespace {
+
+void print_text(const std::string& file, const std::string& summary, size_t files) {
+    if (files > 1) std::cout << "== " << file << " ==\n";
+    std::cout << summary << "\n";
+    if (files > 1) std::cout << "\n";
+    std::cout.flush();
+}
+
+void print_json(const nlohmann::json& o) {
+    std::cout << o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
+}
+
+// One file, neural: the model's summary.
+void summarize_neural(const std::string& file, const IngestedDocument& doc, const Summarizer& summarizer,
+                      const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where,
+                      const std::string& device, bool json, size_t files) {
+    SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(file));
+    progress_done();
+    if (r.truncated)
+        std::cerr << "precis: " << file << ": read the first " << r.tokens_read << " of " << r.input_tokens
+                  << " tokens (the model's limit); the rest was not summarized\n";
+    if (!json) return print_text(file, r.text, files);
+    nlohmann::json o;
+    o["file"] = file;
+    o["title"] = doc.title.toStdString();
+    o["method"] = "neural";
+    o["summary"] = r.text;
+    o["summary_ids"] = r.ids;
+    o["input_tokens"] = r.input_tokens;
+    o["tokens_read"] = r.tokens_read;
+    o["truncated"] = r.truncated;
+    o["seconds"] = r.encode_seconds + r.generate_seconds;
+    o["encode_seconds"] = r.encode_seconds;
+    o["generate_seconds"] = r.generate_seconds;
+    o["device"] = device;
+    o["model"] = run.model->name();
+    o["test_model"] = where.is_test_model;
+    o["parameters"] = describe_options(opts);
+    print_json(o);
+}
+
+// One file, extractive: the document's own sentences, with where they are.
+void summarize_extractive(const std::string& file, const IngestedDocument& doc, const extractive::ExtractiveOptions& opts,
+                          bool json, size_t files) {
+    extractive::ExtractiveOptions run_opts = opts;
+    run_opts.should_abort = progress_callbacks(file).should_abort;  // Ctrl-C
+    const extractive::ExtractiveSummary e = extractive::summarize_extractive(doc.text, run_opts);
+    if (!json) return print_text(file, e.text.toStdString(), files);
+    nlohmann::json sentences = nlohmann::json::array();
+    for (const auto& s : e.sentences)
+        sentences.push_back({{"begin", s.begin},
+                             {"end", s.end},
+                             {"index", s.index},
+                             {"page", page_of_offset(doc.page_offsets, s.begin)},
+                             {"words", s.words},
+                             {"score", s.score}});
+    nlohmann::json o;
+    o["file"] = file;
+    o["title"] = doc.title.toStdString();
+    o["method"] = "extractive";
+    o["summary"] = e.text.toStdString();
+    o["summary_ids"] = nlohmann::json::array();
+    o["sentences"] = sentences;
+    o["summary_words"] = e.summary_words;
+    o["input_tokens"] = 0;
+    o["input_words"] = e.document_words;
+    o["input_sentences"] = e.document_sentences;
+    o["sections"] = e.sections;
+    o["truncated"] = false;
+    o["seconds"] = e.seconds;
+    o["device"] = "cpu";
+    o["parameters"] = {{"budget", extractive::describe_budget(opts.budget).toStdString()},
+                       {"budget_words", e.budget_words},
+                       {"position_weight", opts.position_weight},
+                       {"redundancy", opts.redundancy}};
+    print_json(o);
+}
+
+}  // namespace
+
 int cmd_summarize(const Args& raw) {
     auto options = summarize_option_names();
+    options.merge(method_option_names());
     options.insert({"--password", "--max-input-tokens"});
     auto flags = generation_flag_names();
     flags.insert("--json");
     Arguments args("summarize", raw, flags, options);
     if (args.positional().empty()) throw Error("precis summarize needs at least one FILE");
 
-    ModelLocation where = locate_model(args);
-    warn_if_test_model(where);
-    LoadedRun run = load_model_with_flags(where, args, true);
-    std::string device;
-    auto backend = backend_from_flags(args, &device);
-    Summarizer summarizer(run.model, backend);
-    SummarizeOptions opts = summarizer.default_options();
-    opts.attention = run.attention;
-    opts.generation = generation_from_flags(*run.model, args);
-    if (auto v = args.int_value("--max-input-tokens")) opts.max_input_tokens = *v;
+    const MethodChoice choice = choose_method(args);
+    const bool neural = choice.method == SummaryMethod::Neural;
+    const extractive::ExtractiveOptions extractive_opts = extractive_from_flags(args);
+    std::optional<LoadedRun> run;
+    std::unique_ptr<Summarizer> summarizer;
+    SummarizeOptions opts;
+    std::string device = "cpu";
+    if (neural) {
+        warn_if_test_model(*choice.model);
+        run = load_model_with_flags(*choice.model, args, true);
+        summarizer = std::make_unique<Summarizer>(run->model, backend_from_flags(args, &device));
+        opts = summarizer->default_options();
+        opts.attention = run->attention;
+        opts.generation = generation_from_flags(*run->model, args);
+        if (auto v = args.int_value("--max-input-tokens")) opts.max_input_tokens = *v;
+    }
 
     IngestOptions ingest_opts;
     if (auto p = args.value("--password")) ingest_opts.password = QString::fromStdString(*p);
     const bool json = args.flag("--json");
+    const size_t files = args.positional().size();
     int failures = 0;
     for (const std::string& file : args.positional()) {
         try {
             IngestedDocument doc = ingest_file(QString::fromStdString(file), ingest_opts);
             for (const QString& note : doc.notes) std::cerr << "precis: " << file << ": " << note.toStdString() << "\n";
-            SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(file));
-            progress_done();
-            if (r.truncated)
-                std::cerr << "precis: " << file << ": read the first " << r.tokens_read << " of " << r.input_tokens
-                          << " tokens (the model's limit); the rest was not summarized\n";
-            if (json) {
-                nlohmann::json o;
-                o["file"] = file;
-                o["title"] = doc.title.toStdString();
-                o["summary"] = r.text;
-                o["summary_ids"] = r.ids;
-                o["input_tokens"] = r.input_tokens;
-                o["tokens_read"] = r.tokens_read;
-                o["truncated"] = r.truncated;
-                o["seconds"] = r.encode_seconds + r.generate_seconds;
-                o["encode_seconds"] = r.encode_seconds;
-                o["generate_seconds"] = r.generate_seconds;
-                o["device"] = device;
-                o["model"] = run.model->name();
-                o["test_model"] = where.is_test_model;
-                o["parameters"] = describe_options(opts);
-                std::cout << o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
-            } else {
-                if (args.positional().size() > 1) std::cout << "== " << file << " ==\n";
-                std::cout << r.text << "\n";
-                if (args.positional().size() > 1) std::cout << "\n";
-                std::cout.flush();
-            }
+            if (neural)
+                summarize_neural(file, doc, *summarizer, opts, *run, *choice.model, device, json, files);
+            else
+                summarize_extractive(file, doc, extractive_opts, json, files);
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {

@@ -134,22 +134,38 @@ std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* 
     return std::shared_ptr<Backend>(make_cpu_backend());
 }
 
+namespace {
+
+// A folder named explicitly; the fixture test model keeps its tokenizer apart.
+ModelLocation named_model(const fs::path& dir, const char* source) {
+    std::error_code ec;
+    if (TestModel t = fixture_test_model(); !t.dir.empty() && fs::equivalent(dir, t.dir, ec))
+        return {t.dir, t.tokenizer_dir, true, source};
+    return {dir, {}, false, source};
+}
+
+}  // namespace
+
+std::optional<ModelLocation> find_model(const Arguments& args) {
+    if (auto v = args.value("--model")) return named_model(*v, "--model");
+    if (const char* e = std::getenv("PRECIS_MODEL"); e && *e) return named_model(e, "PRECIS_MODEL");
+    if (auto user = user_default_model(); !user.empty()) return ModelLocation{user, {}, false, "user model folder"};
+    if (auto bundled = bundled_model(); !bundled.empty()) return ModelLocation{bundled, {}, false, "bundled"};
+    return std::nullopt;
+}
+
 ModelLocation locate_model(const Arguments& args) {
-    if (auto v = args.value("--model")) return {fs::path(*v), {}, false, "--model"};
-    if (const char* e = std::getenv("PRECIS_MODEL"); e && *e) return {fs::path(e), {}, false, "PRECIS_MODEL"};
-    if (auto user = user_default_model(); !user.empty()) return {user, {}, false, "user model folder"};
-    if (auto bundled = bundled_model(); !bundled.empty()) return {bundled, {}, false, "bundled"};
-    if (auto test = fixture_test_model(); !test.dir.empty()) return {test.dir, test.tokenizer_dir, true, "test fixture"};
-    throw Error("no model found: pass --model DIR, set PRECIS_MODEL, or put a HuggingFace BART/LSG-BART folder in " +
-                user_models_dir().string());
+    if (std::optional<ModelLocation> found = find_model(args)) return *found;
+    throw Error("no summarization model is installed: pass --model DIR, set PRECIS_MODEL, or put a HuggingFace "
+                "BART/LSG-BART folder in " + user_models_dir().string() + " (or use --method extractive)");
 }
 
 void warn_if_test_model(const ModelLocation& where) {
     if (!where.is_test_model) return;
     std::cerr << "\n"
                  "**********************************************************************\n"
-                 "* WARNING: no summarization model is installed. Precis is using the  *\n"
-                 "* tiny RANDOM test model from the reference fixtures:                *\n"
+                 "* WARNING: this is the tiny RANDOM test model of the reference       *\n"
+                 "* fixtures, meant for tests only:                                    *\n"
                  "*   " << where.dir.string() << "\n"
                  "* ITS OUTPUT IS MEANINGLESS. Install a real model (see README).      *\n"
                  "**********************************************************************\n\n";

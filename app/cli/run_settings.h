@@ -3,6 +3,7 @@
 // which encoder attention with which LSG/Fovea settings, and the generation settings.
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -43,13 +44,18 @@ GenerationConfig generation_from_flags(const Model& model, const Arguments& args
 // the request cannot be met and the CPU is used instead. `device_name` receives "cpu"...
 std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* device_name);
 
-// Where the default model is and whether it is only the meaningless test model.
+// Where the model is and whether it is only the meaningless test model (which a run uses
+// only when named with --model or PRECIS_MODEL: tests do, users never get it by default).
 struct ModelLocation {
     std::filesystem::path dir;
     std::filesystem::path tokenizer_dir;  // empty: the model folder itself
     bool is_test_model = false;
-    std::string source;  // "--model", "PRECIS_MODEL", "user model folder", "bundled", "test fixture"
+    std::string source;  // "--model", "PRECIS_MODEL", "user model folder", "bundled"
 };
+// --model, else PRECIS_MODEL, else the first of the user's models, else the bundled one;
+// nullopt when there is none.
+std::optional<ModelLocation> find_model(const Arguments& args);
+// find_model, or an error saying how to install a model.
 ModelLocation locate_model(const Arguments& args);
 // Prints the loud warning when the model is the fixture test model.
 void warn_if_test_model(const ModelLocation& where);

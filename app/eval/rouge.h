@@ -7,7 +7,7 @@
 //    [a-z0-9] becomes a space, split on whitespace, Porter-stem tokens longer than 3
 //    characters (when stemming is on), drop empty tokens. Non-ASCII letters therefore
 //    act as separators ("café" -> "caf"), exactly as in rouge-score.
-//  * Stemmer: rouge-score builds `nltk.stem.porter.PorterStemmer()` with no argument,
+//  * Stemmer (app/text/porter_stemmer.h): rouge-score builds `nltk.stem.porter.PorterStemmer()` with no argument,
 //    i.e. mode NLTK_EXTENSIONS (not ORIGINAL_ALGORITHM): Porter's 1980 algorithm plus
 //    NLTK's irregular forms (skies -> sky, dying -> die, news -> news, ...), the
 //    "ies"/"ied" length-4 rules, the *o rule for two-letter stems, Step 1c's
@@ -47,9 +47,6 @@ struct RougeScores {
 struct RougeOptions {
     bool use_stemmer = true;  // rouge-score's use_stemmer=True, the usual setting for summaries
 };
-
-// Porter stemmer, NLTK_EXTENSIONS mode (see above). Expects lowercase ASCII input.
-std::string porter_stem(std::string_view word);
 
 // rouge-score's tokenizer. Stems only tokens longer than 3 characters.
 std::vector<std::string> rouge_tokenize(std::string_view text, bool use_stemmer = true);

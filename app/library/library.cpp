@@ -67,7 +67,7 @@ DocumentInfo read_document_info(const Stmt& st, int c = 0) {
 
 #define SUMMARY_COLUMNS                                                                                        \
     "s.id, s.document_id, s.model_name, s.model_path, s.parameters, s.summary, s.summary_ids, s.input_tokens, " \
-    "s.truncated, s.seconds_encode, s.seconds_generate, s.device, s.created_at, s.source_passages"
+    "s.truncated, s.seconds_encode, s.seconds_generate, s.device, s.created_at, s.source_passages, s.method"
 
 SummaryRecord read_summary(const Stmt& st, int c = 0) {
     SummaryRecord s;
@@ -85,8 +85,20 @@ SummaryRecord read_summary(const Stmt& st, int c = 0) {
     s.device = st.text(c + 11);
     s.created_at = time_from_db(st.text(c + 12));
     s.passages = passages_from_json(st.text(c + 13), st.is_null(c + 13));
+    s.method = st.text(c + 14);
     return s;
 }
+
+}  // namespace
+
+QString summary_method_description(const SummaryRecord& s) {
+    if (s.method != QLatin1String("extractive")) return QStringLiteral("neural: %1").arg(s.model_name);
+    const int n = s.parameters.value(QStringLiteral("sentences")).toInt();
+    return n == 1 ? QStringLiteral("extractive: 1 sentence from the document")
+                  : QStringLiteral("extractive: %1 sentences from the document").arg(n);
+}
+
+namespace {
 
 #define CLASSIFICATION_COLUMNS "c.id, c.document_id, c.model_name, c.parameters, c.label, c.score, c.created_at"
 
@@ -313,6 +325,7 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
         QJsonObject o{{"id", s->id},
                       {"document", document},
                       {"model", QJsonObject{{"name", s->model_name}, {"path", s->model_path}}},
+                      {"method", s->method},
                       {"parameters", s->parameters},
                       {"summary", s->summary},
                       {"summary_ids", ids},
@@ -342,9 +355,13 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
     md += QStringLiteral("- Document: `%1`").arg(markdown_escape_inline(QDir::toNativeSeparators(doc.path)));
     if (doc.pages > 0) md += QStringLiteral(" (%1 page%2)").arg(doc.pages).arg(doc.pages == 1 ? "" : "s");
     md += QLatin1Char('\n');
-    md += QStringLiteral("- Model: %1").arg(s->model_name);
-    if (!s->model_path.isEmpty()) md += QStringLiteral(" (`%1`)").arg(markdown_escape_inline(s->model_path));
-    md += QLatin1Char('\n');
+    if (s->method == QLatin1String("extractive")) {
+        md += QStringLiteral("- Method: %1\n").arg(summary_method_description(*s));
+    } else {
+        md += QStringLiteral("- Model: %1").arg(s->model_name);
+        if (!s->model_path.isEmpty()) md += QStringLiteral(" (`%1`)").arg(markdown_escape_inline(s->model_path));
+        md += QLatin1Char('\n');
+    }
     if (!s->parameters.isEmpty()) {
         QStringList params;
         for (auto it = s->parameters.begin(); it != s->parameters.end(); ++it) {
@@ -355,13 +372,20 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
         }
         md += QStringLiteral("- Parameters: %1\n").arg(params.join(QStringLiteral(", ")));
     }
-    md += QStringLiteral("- Input: %1 tokens%2\n")
-              .arg(s->input_tokens)
-              .arg(s->truncated ? QStringLiteral(" (truncated to the model's maximum length)") : QString());
-    md += QStringLiteral("- Device: %1; %2 s encoding, %3 s generation\n")
-              .arg(s->device.isEmpty() ? QStringLiteral("unknown") : s->device)
-              .arg(s->seconds_encode, 0, 'f', 2)
-              .arg(s->seconds_generate, 0, 'f', 2);
+    if (s->method == QLatin1String("extractive")) {
+        md += QStringLiteral("- Input: %1 words in %2 sentences\n")
+                  .arg(s->parameters.value("document_words").toInt())
+                  .arg(s->parameters.value("document_sentences").toInt());
+        md += QStringLiteral("- Device: %1; %2 s\n").arg(s->device).arg(s->seconds_generate, 0, 'f', 2);
+    } else {
+        md += QStringLiteral("- Input: %1 tokens%2\n")
+                  .arg(s->input_tokens)
+                  .arg(s->truncated ? QStringLiteral(" (truncated to the model's maximum length)") : QString());
+        md += QStringLiteral("- Device: %1; %2 s encoding, %3 s generation\n")
+                  .arg(s->device.isEmpty() ? QStringLiteral("unknown") : s->device)
+                  .arg(s->seconds_encode, 0, 'f', 2)
+                  .arg(s->seconds_generate, 0, 'f', 2);
+    }
     md += QStringLiteral("- Created: %1\n").arg(time_to_text(s->created_at));
     if (!passage_texts.isEmpty()) {
         md += QStringLiteral("\n## Source passages\n\nWhere the summary drew most of its attention, in document order.\n\n");

@@ -60,7 +60,14 @@ struct SummaryRecord {
     // The passages it drew on; nullopt when never found (summaries stored before schema
     // v3, or by a run that did not compute them). An empty list means "found none".
     std::optional<QVector<SourcePassage>> passages;
+    // "neural" (model_name made it) or "extractive" (the document's own sentences, chosen
+    // by app/extractive; model_name is then "extractive" and summary_ids is empty).
+    QString method = QStringLiteral("neural");
 };
+
+// How a person is told what made a summary: "extractive: 6 sentences from the document",
+// or "neural: bart-large-cnn".
+QString summary_method_description(const SummaryRecord& summary);
 
 struct ClassificationRecord {
     qint64 id = 0;  // set by the library
@@ -134,7 +141,7 @@ struct BatchJobStart {
 
 class Library {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     // $PRECIS_LIBRARY if set, else the user data folder's library.sqlite (app/paths.h).
     static QString default_path();

@@ -57,8 +57,8 @@ struct Library::Impl {
                     QStringLiteral("has no document %1 to add a summary to.").arg(s.document_id));
         Stmt st(db,
                 "INSERT INTO summaries (document_id, model_name, model_path, parameters, summary, summary_ids, "
-                "input_tokens, truncated, seconds_encode, seconds_generate, device, source_passages) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+                "input_tokens, truncated, seconds_encode, seconds_generate, device, source_passages, method) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         st.bind(1, s.document_id)
             .bind(2, s.model_name)
             .bind(3, s.model_path)
@@ -69,7 +69,8 @@ struct Library::Impl {
             .bind(8, s.truncated)
             .bind(9, s.seconds_encode)
             .bind(10, s.seconds_generate)
-            .bind(11, s.device);
+            .bind(11, s.device)
+            .bind(13, s.method.isEmpty() ? QStringLiteral("neural") : s.method);
         if (s.passages)
             st.bind(12, passages_to_json(*s.passages));
         else

@@ -114,6 +114,12 @@ const char* const kMigrateV2ToV3 = R"sql(
 ALTER TABLE summaries ADD COLUMN source_passages TEXT;
 )sql";
 
+// v4: how each summary was made, "neural" (a model) or "extractive" (the document's own
+// sentences); every summary before v4 came from a model.
+const char* const kMigrateV3ToV4 = R"sql(
+ALTER TABLE summaries ADD COLUMN method TEXT NOT NULL DEFAULT 'neural';
+)sql";
+
 #undef PRECIS_NOW
 
 struct Migration {
@@ -125,6 +131,7 @@ const Migration kMigrations[] = {
     {1, kLibrarySchemaV1},
     {2, kMigrateV1ToV2},
     {3, kMigrateV2ToV3},
+    {4, kMigrateV3ToV4},
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kLibrarySchemaVersion);
 

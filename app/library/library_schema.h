@@ -13,7 +13,7 @@
 
 namespace precis {
 
-inline constexpr int kLibrarySchemaVersion = 3;
+inline constexpr int kLibrarySchemaVersion = 4;
 inline constexpr int kLibraryApplicationId = 0x50524353;  // "PRCS"
 
 // The complete v1 schema as it shipped, kept so that migrations start from the real

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "app/paths.h"
+#include "app/summary_method.h"
 #include "engine/core/error.h"
 #include "engine/model/encoder.h"
 #include "kernels/device_query.h"
@@ -15,6 +16,9 @@ namespace fs = std::filesystem;
 
 EngineSettings load_engine_settings(const QSettings& q) {
     EngineSettings d, s;
+    s.method = q.value("summary/method", d.method).toString();
+    if (!parse_summary_method(s.method)) s.method = d.method;
+    s.extractive_sentences = std::max(0, q.value("summary/extractive_sentences", d.extractive_sentences).toInt());
     s.model_dir = q.value("model/dir", d.model_dir).toString();
     s.device = q.value("engine/device", d.device).toString();
     s.attention = q.value("attention/kind", d.attention).toString();
@@ -45,6 +49,8 @@ EngineSettings load_engine_settings(const QSettings& q) {
 }
 
 void save_engine_settings(QSettings& q, const EngineSettings& s) {
+    q.setValue("summary/method", s.method);
+    q.setValue("summary/extractive_sentences", s.extractive_sentences);
     q.setValue("model/dir", s.model_dir);
     q.setValue("engine/device", s.device);
     q.setValue("attention/kind", s.attention);
@@ -76,21 +82,37 @@ LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_l
     return l;
 }
 
-ResolvedModel resolve_model(const EngineSettings& s) {
+std::optional<ResolvedModel> find_model(const EngineSettings& s) {
     if (!s.model_dir.isEmpty()) {
         const fs::path dir(s.model_dir.toStdString());
         // The fixture test model keeps its tokenizer apart; chosen by folder it still needs it.
         std::error_code ec;
         if (TestModel t = fixture_test_model(); !t.dir.empty() && fs::equivalent(dir, t.dir, ec))
-            return {t.dir, t.tokenizer_dir, true, "settings"};
-        return {dir, {}, false, "settings"};
+            return ResolvedModel{t.dir, t.tokenizer_dir, true, "settings"};
+        return ResolvedModel{dir, {}, false, "settings"};
     }
-    if (const char* e = std::getenv("PRECIS_MODEL"); e && *e) return {fs::path(e), {}, false, "PRECIS_MODEL"};
-    if (fs::path user = user_default_model(); !user.empty()) return {user, {}, false, "user model folder"};
-    if (fs::path bundled = bundled_model(); !bundled.empty()) return {bundled, {}, false, "bundled"};
-    if (TestModel t = fixture_test_model(); !t.dir.empty()) return {t.dir, t.tokenizer_dir, true, "test fixture"};
+    if (const char* e = std::getenv("PRECIS_MODEL"); e && *e) return ResolvedModel{fs::path(e), {}, false, "PRECIS_MODEL"};
+    if (fs::path user = user_default_model(); !user.empty()) return ResolvedModel{user, {}, false, "user model folder"};
+    if (fs::path bundled = bundled_model(); !bundled.empty()) return ResolvedModel{bundled, {}, false, "bundled"};
+    return std::nullopt;
+}
+
+ResolvedModel resolve_model(const EngineSettings& s) {
+    if (std::optional<ResolvedModel> found = find_model(s)) return *found;
     throw Error("No summarization model is installed: use Settings > Import model... to add a HuggingFace BART or "
-                "LSG-BART folder (it goes to " + user_models_dir().string() + ").");
+                "LSG-BART folder (it goes to " + user_models_dir().string() + "), or choose extractive summaries.");
+}
+
+bool uses_extractive(const EngineSettings& s) {
+    if (s.method == QLatin1String("extractive")) return true;
+    if (s.method == QLatin1String("neural")) return false;
+    return !find_model(s).has_value();
+}
+
+extractive::ExtractiveOptions extractive_options_for(const EngineSettings& s) {
+    extractive::ExtractiveOptions o;
+    if (s.extractive_sentences > 0) o.budget = {extractive::BudgetUnit::Sentences, double(s.extractive_sentences)};
+    return o;
 }
 
 LoadOptions load_options_for(const EngineSettings& s, const ResolvedModel& where) {

@@ -7,7 +7,9 @@
 #include <QString>
 
 #include <filesystem>
+#include <optional>
 
+#include "app/extractive/extractive_summarizer.h"
 #include "engine/model/config.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/summarizer.h"
@@ -17,6 +19,8 @@ class QSettings;
 namespace precis {
 
 struct EngineSettings {
+    QString method = "auto";      // "auto" (neural when a model is installed), "extractive" or "neural"
+    int extractive_sentences = 0;  // length of an extractive summary; 0: automatic (by document length)
     QString model_dir;         // empty: found automatically (see resolve_model)
     QString device = "auto";   // "auto", "cpu" or "cuda"
 
@@ -55,8 +59,16 @@ struct ResolvedModel {
     QString source;                       // "settings", "PRECIS_MODEL", "user model folder", "bundled", "test fixture"
 };
 // settings.model_dir, else $PRECIS_MODEL, else the first folder in user_models_dir(), else
-// the bundled model, else the fixture test model. Throws precis::Error when there is none.
+// the bundled model; nullopt when there is none. The fixture test model is only ever used
+// when chosen by folder (tests do): nothing falls back to it.
+std::optional<ResolvedModel> find_model(const EngineSettings& s);
+// find_model, or precis::Error saying how to install a model.
 ResolvedModel resolve_model(const EngineSettings& s);
+
+// Whether a summary made with these settings is extractive: asked for, or "auto" with no
+// model to be found.
+bool uses_extractive(const EngineSettings& s);
+extractive::ExtractiveOptions extractive_options_for(const EngineSettings& s);
 
 LoadOptions load_options_for(const EngineSettings& s, const ResolvedModel& where);
 

@@ -5,6 +5,7 @@
 #include "app/batch/batch_runner.h"
 #include "app/batch/records.h"
 #include "app/batch/source_passages.h"
+#include "app/extractive/extractive_summarizer.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/paths.h"
@@ -97,7 +98,8 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
         backend_ = std::shared_ptr<Backend>(make_cpu_backend());
     }
     const QString attention = QString::fromLatin1(encoder_attention_name(run.options.attention.kind));
-    if (announced_model_.lock() != run.model || attention != announced_attention_) {
+    if (announced_extractive_ || announced_model_.lock() != run.model || attention != announced_attention_) {
+        announced_extractive_ = false;
         announced_model_ = run.model;
         announced_attention_ = attention;
         ModelInfo info;
@@ -117,6 +119,19 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
         if (!run.device.notice.isEmpty()) emit notice(run.device.notice);
     }
     return run;
+}
+
+void EngineWorker::announce_extractive(const EngineSettings& settings) {
+    if (announced_extractive_) return;
+    announced_extractive_ = true;
+    announced_model_.reset();
+    ModelInfo info;
+    info.extractive = true;
+    info.name = QStringLiteral("extractive");
+    info.source = settings.method == QLatin1String("extractive") ? QStringLiteral("chosen in Settings")
+                                                                  : QStringLiteral("no model installed");
+    info.device = QStringLiteral("cpu");
+    emit model_ready(info);
 }
 
 RunCallbacks EngineWorker::callbacks_for(quint64 ticket, const Model* model, qint64 document_id) {
@@ -147,7 +162,11 @@ void EngineWorker::guarded(quint64 ticket, const std::function<void()>& body) {
 void EngineWorker::prepare_model(quint64 ticket, const EngineSettings& settings) {
     guarded(ticket, [&] {
         announced_model_.reset();  // always report, even when nothing changed
-        prepare(settings);
+        announced_extractive_ = false;
+        if (uses_extractive(settings))
+            announce_extractive(settings);
+        else
+            prepare(settings);
     });
 }
 
@@ -177,6 +196,21 @@ void EngineWorker::summarize(quint64 ticket, qint64 document_id, const EngineSet
         emit progress(QStringLiteral("reading"), 0, 0);
         std::optional<DocumentRecord> doc = library().document(document_id);
         if (!doc) throw Error("The document is no longer in the library.");
+        if (uses_extractive(settings)) {
+            announce_extractive(settings);
+            emit progress(QStringLiteral("choosing sentences"), 0, 0);
+            extractive::ExtractiveOptions options = extractive_options_for(settings);
+            options.should_abort = [this, ticket] { return is_cancelled(ticket); };
+            const extractive::ExtractiveSummary e = extractive::summarize_extractive(doc->text, options);
+            const SummaryRecord record = make_extractive_summary_record(document_id, doc->page_offsets, e, options);
+            SummaryOutcome out;
+            out.summary_id = library().add_summary(record);
+            out.document_id = document_id;
+            out.passages = *record.passages;
+            out.extractive = true;
+            emit summary_finished(out);
+            return;
+        }
         Run run = prepare(settings);
         run.options.source_attention = true;
         Summarizer summarizer(run.model, backend_);
@@ -203,6 +237,10 @@ void EngineWorker::trace_sources(quint64 ticket, qint64 summary_id, const Engine
         if (!summary) throw Error("The summary is no longer in the library.");
         std::optional<DocumentRecord> doc = library().document(summary->document_id);
         if (!doc) throw Error("The summary's document is no longer in the library.");
+        if (summary->method == QLatin1String("extractive")) {  // its sentences are its sources
+            emit sources_traced(SourceTrace{summary_id, summary->passages.value_or(QVector<SourcePassage>{})});
+            return;
+        }
         if (!QFileInfo(summary->model_path).isDir())
             throw Error("The model that made this summary (" + summary->model_path.toStdString() + ") is gone, so its sources cannot be traced.");
         Run run = prepare(settings_for_summary(*summary, settings));
@@ -243,19 +281,27 @@ void EngineWorker::capture_attention(quint64 ticket, const AttentionRequest& req
 
 void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
     guarded(ticket, [&] {
-        Run run = prepare(request.settings);
-        Summarizer summarizer(run.model, backend_);
         BatchOptions opts;
         opts.root = request.root;
         opts.recursive = request.recursive;
         opts.retry_failed = request.retry_failed;
-        opts.summarize = run.options;
-        opts.device = run.device.device;
+        opts.extractive = uses_extractive(request.settings);
+        opts.extractive_options = extractive_options_for(request.settings);
+        std::optional<Run> run;
+        std::unique_ptr<Summarizer> summarizer;
+        if (opts.extractive) {
+            announce_extractive(request.settings);
+        } else {
+            run = prepare(request.settings);
+            summarizer = std::make_unique<Summarizer>(run->model, backend_);
+            opts.summarize = run->options;
+            opts.device = run->device.device;
+        }
         BatchCallbacks cb;
         cb.on_file_started = [this](int finished, int total, const QString& path) { emit batch_file_started(finished, total, path); };
         cb.on_file_finished = [this](const QString& path, bool ok, const QString& error) { emit batch_file_finished(path, ok, error); };
-        cb.run = callbacks_for(ticket, run.model.get(), 0);
-        const BatchReport report = precis::run_batch(library(), summarizer, opts, cb);
+        cb.run = callbacks_for(ticket, run ? run->model.get() : nullptr, 0);
+        const BatchReport report = precis::run_batch(library(), summarizer.get(), opts, cb);
         BatchOutcome out;
         out.total = report.total;
         out.done_before = report.done_before;

@@ -65,6 +65,8 @@ signals:
 private:
     struct Run;  // a loaded model with its backend and options for one request
     Run prepare(const EngineSettings& settings);
+    // Reports the extractive "model" (once, like prepare() does for a real one).
+    void announce_extractive(const EngineSettings& settings);
     RunCallbacks callbacks_for(quint64 ticket, const Model* model, qint64 document_id);
     bool is_cancelled(quint64 ticket) const;
     Library& library();
@@ -77,6 +79,7 @@ private:
     std::shared_ptr<Backend> backend_;
     std::weak_ptr<const Model> announced_model_;  // the model last reported by model_ready
     QString announced_attention_;
+    bool announced_extractive_ = false;
     std::atomic<quint64> cancelled_up_to_{0};
 };
 

@@ -19,6 +19,9 @@ struct ModelInfo {
     QString name, path;
     QString source;           // how it was found: "settings", "user model folder", "test fixture", ...
     bool is_test_model = false;
+    // Summaries are extractive (no model runs): chosen in Settings, or no model installed
+    // (source says which). The fields below describe no model then.
+    bool extractive = false;
     QString attention;        // "lsg", "full" or "fovea": what runs will use
     LsgSettings lsg;          // effective LSG settings
     FoveaSettings fovea;
@@ -40,6 +43,7 @@ struct SummaryOutcome {
     QVector<SourcePassage> passages;  // the sentences the summary drew on
     int input_tokens = 0, tokens_read = 0;
     bool truncated = false;
+    bool extractive = false;  // the passages are the summary's own sentences
 };
 
 struct SourceTrace {

@@ -91,18 +91,95 @@ TEST(Cli, ForwardWritesTheFixtureTensorsForACase) {
     EXPECT_LE(tolerance_excess(out.at("beam.sequences_scores"), c.tensors.at("long.beam.sequences_scores"), 1e-4, 0), 0.0);
 }
 
-TEST(Cli, SummarizeWithoutAModelFallsBackLoudlyToTheTestModel) {
+TEST(Cli, SummarizeWithoutAModelGivesAnExtractiveSummaryNeverTheTestModel) {
     const fs::path dir = scratch_dir("cli-summarize");
-    std::ofstream(dir / "doc.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled.\n";
-    CliRun r = precis("summarize --json --max-length 12 " + (dir / "doc.txt").string(),
-                   "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+    std::ofstream(dir / "doc.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled the harbour.\n"
+                                      "A storm reached the harbour at night and tore two boats from their moorings.\n"
+                                      "By morning the harbour master counted the damage to the boats.\n";
+    CliRun r = precis("summarize --json --sentences 2 " + (dir / "doc.txt").string(),
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_NE(r.err.find("MEANINGLESS"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("MEANINGLESS"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("extractive summary"), std::string::npos) << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
     for (const char* key : {"file", "summary", "summary_ids", "input_tokens", "truncated", "seconds", "device"})
         EXPECT_TRUE(j.contains(key)) << key;
-    EXPECT_EQ(j["summary_ids"][0], 2);
+    EXPECT_EQ(j["method"], "extractive");
+    EXPECT_EQ(j["sentences"].size(), 2u);
+    EXPECT_NE(j["summary"].get<std::string>().find("harbour"), std::string::npos);
     EXPECT_EQ(j["device"], "cpu");
+}
+
+TEST(Cli, NeuralWithoutAModelSaysHowToGetOne) {
+    const fs::path dir = scratch_dir("cli-summarize-neural");
+    std::ofstream(dir / "doc.txt") << "One sentence about a harbour.\n";
+    CliRun r = precis("summarize --method neural " + (dir / "doc.txt").string(),
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("no summarization model is installed"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, TheTestModelRunsOnlyWhenNamedAndThenWarnsLoudly) {
+    const fs::path dir = scratch_dir("cli-summarize-test-model");
+    std::ofstream(dir / "doc.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled.\n";
+    const fs::path test_model = fixtures_dir() / "models/bart-tiny-realvocab";
+    CliRun r = precis("summarize --json --max-length 12 --model " + test_model.string() + " " + (dir / "doc.txt").string(),
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.err.find("MEANINGLESS"), std::string::npos) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["method"], "neural");
+    EXPECT_EQ(j["summary_ids"][0], 2);
+    EXPECT_TRUE(j["test_model"].get<bool>());
+}
+
+TEST(Cli, EvalScoresExtractiveSummariesOfTheDocuments) {
+    const fs::path dir = scratch_dir("cli-eval-extractive");
+    {
+        std::ofstream f(dir / "pairs.jsonl");
+        f << nlohmann::json{{"id", "a"},
+                            {"article", "The river flooded the town. Residents fled the flooded town at night. A cat slept."},
+                            {"reference", "The river flooded the town."}}
+                 .dump()
+          << "\n"
+          << nlohmann::json{{"id", "b"},
+                            {"article", "Bridges need repair. The old bridge over the river needs repair soon."},
+                            {"reference", "The old bridge needs repair."}}
+                 .dump()
+          << "\n";
+    }
+    CliRun r = precis("eval --method extractive --sentences 1 --json --input " + (dir / "pairs.jsonl").string() +
+                          " --output " + (dir / "out.jsonl").string(),
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["count"], 2);
+    EXPECT_GT(j["rouge1"]["fmeasure"].get<double>(), 0.5);
+    std::ifstream out(dir / "out.jsonl");
+    std::string line;
+    ASSERT_TRUE(std::getline(out, line));
+    EXPECT_EQ(nlohmann::json::parse(line)["candidate"], "The river flooded the town.");
+}
+
+TEST(Cli, ExtractiveLengthOptionsAreCheckedAndExclusive) {
+    const fs::path dir = scratch_dir("cli-summarize-lengths");
+    std::ofstream(dir / "doc.txt") << "A sentence about rivers. Another about bridges.\n";
+    const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=";
+    struct Case {
+        std::string args, must_name;
+    } cases[] = {
+        {"--sentences 0", "--sentences"},
+        {"--ratio 1.5", "--ratio"},
+        {"--words 10 --sentences 2", "--sentences"},
+        {"--method summary", "--method"},
+        {"--method neural --words 10", "--words"},
+    };
+    for (const Case& c : cases) {
+        CliRun r = precis("summarize " + c.args + " " + (dir / "doc.txt").string(), env);
+        EXPECT_NE(r.code, 0) << c.args;
+        EXPECT_NE(r.err.find(c.must_name), std::string::npos) << c.args << " -> " << r.err;
+    }
 }
 
 TEST(Cli, BadInputGivesOneClearLineNamingTheFileAndANonZeroExit) {
@@ -120,6 +197,7 @@ TEST(Cli, BadInputGivesOneClearLineNamingTheFileAndANonZeroExit) {
          "bad.json"},
         {"tokenize --model " + (dir / "nothing-here").string() + " hi", "nothing-here"},
         {"summarize --beams zero x.txt", "--beams"},
+        {"summarize --method extractive --max-length 60 x.txt", "--max-length"},
     };
     for (const Case& c : cases) {
         CliRun r = precis(c.args, "XDG_DATA_HOME=" + (dir / "data").string());
@@ -139,7 +217,7 @@ TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {
     std::ofstream(dir / "docs/broken.pdf") << "%PDF-1.4 this is not really a pdf";
     const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=";
     const std::string lib = (dir / "lib.sqlite").string();
-    CliRun r = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
+    CliRun r = precis("batch " + (dir / "docs").string() + " --recursive --library " + lib, env);
     EXPECT_EQ(r.code, 1) << r.err;  // some files failed
     EXPECT_NE(r.err.find("empty.txt"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("broken.pdf"), std::string::npos) << r.err;
@@ -151,7 +229,7 @@ TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {
     ASSERT_EQ(show.code, 0) << show.err;
     EXPECT_NE(show.out.find("  source "), std::string::npos) << show.out;
     // Running again resumes: nothing left to do, nothing duplicated.
-    CliRun again = precis("batch " + (dir / "docs").string() + " --recursive --max-length 8 --library " + lib, env);
+    CliRun again = precis("batch " + (dir / "docs").string() + " --recursive --library " + lib, env);
     EXPECT_NE(again.err.find("resumed"), std::string::npos) << again.err;
     CliRun list2 = precis("library list --library " + lib, env);
     EXPECT_EQ(list2.out, list.out);

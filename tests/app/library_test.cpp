@@ -170,6 +170,7 @@ TEST_F(LibraryTest, MigratesV1DatabaseKeepingItsData) {
     EXPECT_EQ(history[0].parameters.value("num_beams").toInt(), 4);
     EXPECT_EQ(history[0].summary_ids, (QVector<qint32>{0, 7, 2}));
     EXPECT_FALSE(history[0].passages.has_value());  // v3 column: never traced
+    EXPECT_EQ(history[0].method, "neural");          // v4 column: every older summary came from a model
     ASSERT_EQ(lib.models().size(), 1);
     EXPECT_EQ(lib.models()[0].attention, "full");
 
@@ -470,6 +471,32 @@ TEST_F(LibraryTest, ExportMarkdownHasSummaryDocumentModelAndParameters) {
     EXPECT_TRUE(md.contains("sparsity_type = norm"));
     EXPECT_TRUE(md.contains("4096 tokens (truncated"));
     EXPECT_TRUE(md.contains("- Device: cpu; 1.25 s encoding, 3.50 s generation"));
+}
+
+TEST_F(LibraryTest, ExtractiveSummariesKeepTheirMethodAndExportsSayHowTheyWereMade) {
+    Library lib(db_path());
+    const qint64 doc = lib.add_or_get_document(make_doc("Rivers", "Rivers carve valleys. Floods spread silt."));
+    SummaryRecord e;
+    e.document_id = doc;
+    e.method = "extractive";
+    e.model_name = "extractive";
+    e.parameters = QJsonObject{{"method", "extractive"}, {"sentences", 2}, {"document_sentences", 2}, {"document_words", 6}};
+    e.summary = "Rivers carve valleys.\nFloods spread silt.";
+    e.device = "cpu";
+    e.passages = QVector<SourcePassage>{{0, 21, 0.5, -1}, {22, 41, 0.5, -1}};
+    const qint64 id = lib.add_summary(e);
+    const std::optional<SummaryRecord> back = lib.summary(id);
+    ASSERT_TRUE(back);
+    EXPECT_EQ(back->method, "extractive");
+    EXPECT_EQ(summary_method_description(*back), "extractive: 2 sentences from the document");
+    EXPECT_EQ(summary_method_description(make_summary(doc, "x")), "neural: lsg-bart-base");
+    const QString md = lib.export_summary(id, ExportFormat::Markdown);
+    EXPECT_TRUE(md.contains("- Method: extractive: 2 sentences from the document\n")) << md.toStdString();
+    EXPECT_FALSE(md.contains("- Model:")) << md.toStdString();
+    EXPECT_TRUE(md.contains("- Input: 6 words in 2 sentences")) << md.toStdString();
+    const QJsonObject j = QJsonDocument::fromJson(lib.export_summary(id, ExportFormat::Json).toUtf8()).object();
+    EXPECT_EQ(j.value("method").toString(), "extractive");
+    EXPECT_EQ(j.value("source_passages").toArray().size(), 2);
 }
 
 TEST_F(LibraryTest, ExportJsonCarriesEveryField) {

@@ -11,6 +11,7 @@
 
 #include "app/eval/rouge.h"
 #include "app/eval/rouge_eval.h"
+#include "app/text/porter_stemmer.h"
 
 using namespace precis::eval;
 
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
     const std::string cmd = argv[1];
     std::string line;
     if (cmd == "stem") {
-        while (std::getline(std::cin, line)) std::cout << porter_stem(line) << '\n';
+        while (std::getline(std::cin, line)) std::cout << precis::text::porter_stem(line) << '\n';
         return 0;
     }
     if (cmd == "tokenize") {

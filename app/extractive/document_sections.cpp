@@ -1,0 +1,96 @@
+#include "app/extractive/document_sections.h"
+
+#include <QRegularExpression>
+
+namespace precis::extractive {
+
+bool looks_like_heading(QStringView text, int words) {
+    if (words == 0 || words > 12) return false;
+    // Chapter words and bare numbers mark headings even with a closing full stop.
+    static const QRegularExpression chapter(
+        QStringLiteral(R"(^(chapter|book|part|section|act|scene|stave|canto|appendix|prologue|epilogue)\b)"),
+        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression numbered(QStringLiteral(R"(^([0-9]+(\.[0-9]+)*|[IVXLC]+)\.?(\s|$))"));
+    if (chapter.match(text).hasMatch() || numbered.match(text).hasMatch()) return true;
+    int letters = 0, upper = 0;
+    for (QChar c : text)
+        if (c.isLetter()) {
+            ++letters;
+            upper += c.isUpper();
+        }
+    if (letters >= 3 && upper == letters) return true;
+    const QChar last = text.back();
+    static const QString closing = QStringLiteral(".!?;:,\"'\u201D\u2019)\u3002\uFF01\uFF1F");
+    return !closing.contains(last);
+}
+
+std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const std::vector<int>& words) {
+    const auto& sentences = segmented.sentences;
+    std::vector<bool> heading(sentences.size(), false);
+    for (size_t first = 0; first < sentences.size();) {
+        size_t last = first;  // the paragraph's sentences: [first, last]
+        int paragraph_words = words[first];
+        while (last + 1 < sentences.size() && sentences[last + 1].paragraph == sentences[first].paragraph)
+            paragraph_words += words[++last];
+        const QString paragraph = segmented.prepared.mid(sentences[first].begin, sentences[last].end - sentences[first].begin)
+                                      .simplified();
+        if (looks_like_heading(paragraph, paragraph_words))
+            for (size_t i = first; i <= last; ++i) heading[i] = true;
+        first = last + 1;
+    }
+    return heading;
+}
+
+std::vector<Section> document_sections(const text::SegmentedText& segmented, const std::vector<bool>& heading,
+                                       const SectionOptions& options) {
+    const auto& sentences = segmented.sentences;
+    const size_t n = sentences.size();
+    if (n == 0) return {};
+    // Sections opened by headings; runs of headings (a title over a chapter title) open one.
+    std::vector<Section> raw;
+    size_t start = 0;
+    for (size_t i = 1; i < n; ++i)
+        if (heading[i] && !heading[i - 1]) {
+            raw.push_back({start, i});
+            start = i;
+        }
+    raw.push_back({start, n});
+    // Short sections join the next (the last joins the previous).
+    std::vector<Section> merged;
+    for (const Section& s : raw) {
+        if (!merged.empty() && merged.back().end - merged.back().begin < options.min_sentences)
+            merged.back().end = s.end;
+        else
+            merged.push_back(s);
+    }
+    if (merged.size() > 1 && merged.back().end - merged.back().begin < options.min_sentences) {
+        merged[merged.size() - 2].end = merged.back().end;
+        merged.pop_back();
+    }
+    // Long sections are cut into near-equal parts, each starting a paragraph when one is near.
+    std::vector<Section> out;
+    for (const Section& s : merged) {
+        const size_t len = s.end - s.begin;
+        const size_t parts = (len + options.max_sentences - 1) / options.max_sentences;
+        if (parts <= 1) {
+            out.push_back(s);
+            continue;
+        }
+        size_t from = s.begin;
+        for (size_t part = 1; part < parts; ++part) {
+            size_t cut = s.begin + len * part / parts;
+            // Move the cut forward to the next paragraph start, within a tenth of a part.
+            const size_t limit = std::min(s.end - 1, cut + len / parts / 10);
+            size_t c = cut;
+            while (c < limit && sentences[c].paragraph == sentences[c - 1].paragraph) ++c;
+            if (sentences[c].paragraph != sentences[c - 1].paragraph) cut = c;
+            if (cut <= from) continue;
+            out.push_back({from, cut});
+            from = cut;
+        }
+        out.push_back({from, s.end});
+    }
+    return out;
+}
+
+}  // namespace precis::extractive

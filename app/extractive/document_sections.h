@@ -1,0 +1,37 @@
+#pragma once
+// The parts of a long document an extractive summary should draw from: chapters and
+// sections opened by headings, or, in a document without headings, runs of paragraphs of
+// about the same length. A summary of a book then picks sentences across the book
+// instead of only from its most repetitive chapter, and each similarity graph stays a few
+// hundred sentences big.
+#include <QStringView>
+
+#include <vector>
+
+#include "app/text/sentence_segmenter.h"
+
+namespace precis::extractive {
+
+struct Section {
+    size_t begin = 0, end = 0;  // sentence indices [begin, end)
+};
+
+// A paragraph (a line of its own) that reads as a title: short, and without a sentence's
+// closing punctuation ("Early life"), or in capitals ("THE END OF THE VOYAGE."), or opened
+// by a chapter word or a number ("CHAPTER IV.", "3.2 Results", "XIII. THE GLADE, 244").
+bool looks_like_heading(QStringView paragraph, int words);
+
+// heading[i] for every sentence: the sentences of paragraphs that look like headings.
+// `words[i]` is sentence i's word count.
+std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const std::vector<int>& words);
+
+struct SectionOptions {
+    size_t min_sentences = 12;   // a shorter section joins the one after it
+    size_t max_sentences = 300;  // a longer one is cut at paragraph starts
+};
+
+// Sections covering every sentence, in order. `heading[i]` marks sentence i as a heading.
+std::vector<Section> document_sections(const text::SegmentedText& segmented, const std::vector<bool>& heading,
+                                       const SectionOptions& options = {});
+
+}  // namespace precis::extractive

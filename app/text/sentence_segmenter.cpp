@@ -1,0 +1,222 @@
+#include "app/text/sentence_segmenter.h"
+
+#include "app/text/stop_words.h"
+
+#include <unicode/brkiter.h>
+#include <unicode/filteredbrk.h>
+#include <unicode/locid.h>
+#include <unicode/utext.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+
+namespace precis::text {
+
+namespace {
+
+constexpr char16_t kSoftHyphen = 0x00AD;
+// A line shorter than this share of its block's longest line ended early on purpose.
+constexpr double kShortLineShare = 0.6;
+
+bool is_blank(QStringView s) {
+    return std::all_of(s.begin(), s.end(), [](QChar c) { return c.isSpace(); });
+}
+
+// "- item", "* item", "• item", "1. item", "12) item", "a) item", "(iv) item".
+bool starts_list_item(QStringView line) {
+    line = line.trimmed();
+    if (line.size() < 2) return false;
+    static const QString bullets = QStringLiteral("-*\u2022\u2023\u25E6\u00B7\u2013\u2014\u25AA\u25CF");
+    if (bullets.contains(line[0]) && line[1].isSpace()) return true;
+    qsizetype i = 0;
+    const bool parenthesized = line[0] == u'(';
+    if (parenthesized) ++i;
+    const qsizetype first = i;
+    while (i < line.size() && i - first < 4 && line[i].isLetterOrNumber()) ++i;
+    if (i == first || i >= line.size() - 1) return false;
+    const QStringView label = line.mid(first, i - first);
+    const bool numeric = std::all_of(label.begin(), label.end(), [](QChar c) { return c.isDigit(); });
+    const bool letter = label.size() == 1 && label[0].isLetter();
+    const bool roman = std::all_of(label.begin(), label.end(), [](QChar c) { return QStringLiteral("ivxlIVXL").contains(c); });
+    if (!numeric && !letter && !roman) return false;
+    const QChar close = line[i];
+    if (parenthesized ? close != u')' : (close != u'.' && close != u')')) return false;
+    // "1." followed by a space starts an item; "a." is too ambiguous ("a. m."), so letters need ')'.
+    if (!parenthesized && close == u'.' && !numeric) return false;
+    return line[i + 1].isSpace();
+}
+
+struct Line {
+    qsizetype begin, end;  // [begin, end) without the '\n'
+};
+
+std::vector<Line> split_lines(const QString& text) {
+    std::vector<Line> lines;
+    qsizetype start = 0;
+    for (qsizetype i = 0; i <= text.size(); ++i)
+        if (i == text.size() || text[i] == u'\n') {
+            lines.push_back({start, i});
+            start = i + 1;
+        }
+    return lines;
+}
+
+void check(UErrorCode status, const char* what) {
+    if (U_FAILURE(status)) throw std::runtime_error(std::string("ICU could not ") + what + ": " + u_errorName(status));
+}
+
+// Abbreviations after which a sentence does not end, on top of ICU's English list (which
+// lacks most titles): "Dr. Smith", "Gen. Lee", "Fig. 3", "Acme Corp. said".
+constexpr const char* kAbbreviations[] = {
+    "Dr.",   "Drs.",  "Prof.", "Gen.",  "Gov.",  "Sen.",   "Rep.",  "Rev.",   "St.",   "Sgt.",  "Lt.",   "Col.",
+    "Capt.", "Cmdr.", "Adm.",  "Maj.",  "Hon.",  "Pres.",  "Supt.", "Jr.",    "Sr.",   "Messrs.", "Msgr.", "Fr.",
+    "Mt.",   "Ft.",   "Ave.",  "Blvd.", "Rd.",   "Inc.",   "Corp.", "Co.",    "Ltd.",  "Bros.", "No.",   "Nos.",
+    "Vol.",  "Vols.", "pp.",   "Fig.",  "Figs.", "Eq.",    "Eqs.",  "Ch.",    "Sec.",  "Art.",  "cf.",   "vs.",
+    "approx.", "ca.", "Jan.",  "Feb.",  "Mar.",  "Apr.",   "Jun.",  "Jul.",   "Aug.",  "Sep.",  "Sept.", "Oct.",
+    "Nov.",  "Dec.",
+};
+
+std::unique_ptr<icu::BreakIterator> make_sentence_iterator() {
+    UErrorCode status = U_ZERO_ERROR;
+    std::unique_ptr<icu::FilteredBreakIteratorBuilder> builder(
+        icu::FilteredBreakIteratorBuilder::createInstance(icu::Locale::getEnglish(), status));
+    check(status, "load the English abbreviations");
+    for (const char* a : kAbbreviations) builder->suppressBreakAfter(icu::UnicodeString(a, -1, US_INV), status);
+    check(status, "add abbreviations");
+    icu::BreakIterator* base = icu::BreakIterator::createSentenceInstance(icu::Locale::getEnglish(), status);
+    check(status, "create a sentence break iterator");
+    std::unique_ptr<icu::BreakIterator> filtered(builder->wrapIteratorWithFilter(base, status));
+    check(status, "filter the sentence breaks");
+    return filtered;
+}
+
+// ICU's filter does not hold for initialisms ("the U.S. Congress"): a sentence that ends in
+// one ("U.S.", "U.K.", "D.C.") continues when the next word is capitalized and is not a
+// function word that opens sentences ("The", "But", "In", ...).
+bool ends_with_initialism(QStringView s) {
+    qsizetype i = s.size();
+    int pairs = 0;
+    while (i >= 2 && s[i - 1] == u'.' && s[i - 2].isUpper()) {
+        i -= 2;
+        ++pairs;
+    }
+    return pairs >= 2 && (i == 0 || s[i - 1].isSpace() || s[i - 1] == u'(');
+}
+
+bool continues_after_initialism(QStringView next) {
+    if (next.isEmpty() || !next[0].isUpper()) return false;
+    qsizetype end = 0;
+    while (end < next.size() && next[end].isLetter()) ++end;
+    return !is_stop_word(next.left(end).toString().toLower().toStdString());
+}
+
+}  // namespace
+
+QString prepare_line_breaks(const QString& text) {
+    QString out = text;
+    const std::vector<Line> lines = split_lines(text);
+    size_t block_start = 0;
+    while (block_start < lines.size()) {
+        // A block: consecutive lines that are not blank.
+        size_t block_end = block_start;
+        qsizetype widest = 0;
+        while (block_end < lines.size()) {
+            const QStringView line = QStringView(text).mid(lines[block_end].begin, lines[block_end].end - lines[block_end].begin);
+            if (is_blank(line)) break;
+            widest = std::max(widest, line.trimmed().size());
+            ++block_end;
+        }
+        for (size_t i = block_start; i + 1 < block_end; ++i) {
+            const Line& line = lines[i];
+            const QStringView this_line = QStringView(text).mid(line.begin, line.end - line.begin);
+            const QStringView next_line = QStringView(text).mid(lines[i + 1].begin, lines[i + 1].end - lines[i + 1].begin);
+            const bool ends_early = double(this_line.trimmed().size()) < kShortLineShare * double(widest);
+            if (ends_early || starts_list_item(next_line)) continue;  // a hard break
+            const qsizetype nl = line.end;  // the '\n'
+            const bool hyphenated = nl >= 2 && text[nl - 1] == u'-' && text[nl - 2].isLetter() && nl + 1 < text.size() &&
+                                    text[nl + 1].isLower();
+            if (hyphenated) {
+                out[nl - 1] = QChar(kSoftHyphen);
+                out[nl] = QChar(kSoftHyphen);
+            } else {
+                out[nl] = u' ';
+            }
+        }
+        block_start = block_end;
+        while (block_start < lines.size() &&
+               is_blank(QStringView(text).mid(lines[block_start].begin, lines[block_start].end - lines[block_start].begin)))
+            ++block_start;
+    }
+    return out;
+}
+
+SegmentedText segment_sentences(const QString& text) {
+    SegmentedText result;
+    result.prepared = prepare_line_breaks(text);
+    const QString& p = result.prepared;
+    if (p.isEmpty()) return result;
+
+    UErrorCode status = U_ZERO_ERROR;
+    std::unique_ptr<icu::BreakIterator> breaks = make_sentence_iterator();
+    std::unique_ptr<UText, decltype(&utext_close)> utext(
+        utext_openUChars(nullptr, reinterpret_cast<const UChar*>(p.utf16()), p.size(), &status), &utext_close);
+    check(status, "open the text");
+    breaks->setText(utext.get(), status);
+    check(status, "set the text");
+
+    int paragraph = 0;
+    qsizetype scanned = 0;  // paragraph breaks counted up to here
+    auto count_paragraphs_to = [&](qsizetype pos) {
+        for (; scanned < pos; ++scanned)
+            if (p[scanned] == u'\n' && (scanned == 0 || p[scanned - 1] != u'\n')) ++paragraph;
+    };
+    for (int32_t start = breaks->first(), end = breaks->next(); end != icu::BreakIterator::DONE;
+         start = end, end = breaks->next()) {
+        qsizetype b = start, e = end;
+        while (b < e && (p[b].isSpace() || p[b] == QChar(kSoftHyphen))) ++b;
+        while (e > b && p[e - 1].isSpace()) --e;
+        if (b == e) continue;
+        const QStringView span = QStringView(p).mid(b, e - b);
+        if (std::none_of(span.begin(), span.end(), [](QChar c) { return c.isLetterOrNumber(); })) continue;
+        count_paragraphs_to(b);
+        if (!result.sentences.empty()) {
+            TextSentence& previous = result.sentences.back();
+            const QStringView between = QStringView(p).mid(previous.end, b - previous.end);
+            const bool same_line = !between.contains(u'\n');
+            if (same_line && ends_with_initialism(QStringView(p).mid(previous.begin, previous.end - previous.begin)) &&
+                continues_after_initialism(span)) {
+                previous.end = int(e);
+                continue;
+            }
+        }
+        TextSentence s;
+        s.begin = int(b);
+        s.end = int(e);
+        s.paragraph = paragraph;
+        result.sentences.push_back(s);
+    }
+    count_paragraphs_to(p.size());
+    result.paragraphs = result.sentences.empty() ? 0 : result.sentences.back().paragraph + 1;
+    return result;
+}
+
+QString sentence_text(const SegmentedText& segmented, const TextSentence& sentence) {
+    QString out;
+    out.reserve(sentence.end - sentence.begin);
+    bool space = false;
+    for (int i = sentence.begin; i < sentence.end; ++i) {
+        const QChar c = segmented.prepared[i];
+        if (c == QChar(kSoftHyphen)) continue;
+        if (c.isSpace()) {
+            space = true;
+            continue;
+        }
+        if (space && !out.isEmpty()) out += u' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+
+}  // namespace precis::text

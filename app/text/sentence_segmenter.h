@@ -1,0 +1,45 @@
+#pragma once
+// Sentences of a document, found with ICU's sentence break iterator (Unicode UAX #29
+// filtered by ICU's English abbreviation suppressions plus titles and the like, so
+// "Dr. Smith", "the U.S. Congress" and "3.5 per cent" stay whole; CJK sentences end at
+// their own full stops).
+//
+// Documents arrive as text with line breaks that mean different things: a PDF or a
+// Gutenberg book wraps lines inside a paragraph, a news feed puts one paragraph per line,
+// and lists and headings end lines early. Before ICU sees the text, each single line
+// break is classified:
+//  * a soft wrap (the line runs to the paragraph's usual width and the next line does
+//    not start a list item) becomes a space;
+//  * a word hyphenated across lines ("exam-\nple") becomes one word: both characters turn
+//    into U+00AD SOFT HYPHEN, which word and sentence breaking ignore;
+//  * anything else stays a hard break, where a sentence always ends.
+// The prepared text has exactly the length of the original, so every offset found in it
+// is an offset into the document (QString / UTF-16 indices, as the text views use).
+#include <QString>
+
+#include <vector>
+
+namespace precis::text {
+
+struct TextSentence {
+    int begin = 0, end = 0;   // [begin, end) in the document, surrounding whitespace trimmed
+    int paragraph = 0;        // 0-based paragraph (text between hard line breaks)
+};
+
+struct SegmentedText {
+    QString prepared;  // same length as the document (see above)
+    std::vector<TextSentence> sentences;  // in document order, none empty
+    int paragraphs = 0;
+};
+
+// Line breaks classified as above; the result has text.size() characters.
+QString prepare_line_breaks(const QString& text);
+
+// Sentences holding at least one letter or digit, in order.
+SegmentedText segment_sentences(const QString& text);
+
+// What a reader sees of a sentence: line wraps as spaces, hyphenated words joined,
+// runs of whitespace collapsed to one space.
+QString sentence_text(const SegmentedText& segmented, const TextSentence& sentence);
+
+}  // namespace precis::text

@@ -1,0 +1,185 @@
+// The extractive summarizer (app/extractive/extractive_summarizer.h): it picks central
+// sentences, keeps the document's order, respects every kind of length budget, avoids
+// saying the same thing twice, spreads a long book over its chapters, is deterministic,
+// and handles the degenerate documents.
+#include <gtest/gtest.h>
+
+#include <QSet>
+#include <QString>
+#include <QStringList>
+
+#include "app/extractive/extractive_summarizer.h"
+#include "engine/core/error.h"
+
+using namespace precis::extractive;
+
+namespace {
+
+// A story about a flood, with one sentence that has nothing to do with it.
+QString flood_story() {
+    return QStringLiteral(
+        "Heavy rain caused the river to flood the old town on Sunday night.\n"
+        "The flood water rose above the river banks and reached the town square within hours.\n"
+        "Residents of the old town were moved to the school as the flood spread through the streets.\n"
+        "My cousin once bought a blue bicycle at a market in another country entirely.\n"
+        "Engineers said the river defences failed because the rain fell faster than the flood channels could carry it.\n"
+        "By Monday the flood had damaged two hundred houses in the old town and closed the river bridge.\n"
+        "The mayor promised to rebuild the river defences before the next rainy season.\n");
+}
+
+QString chosen_text(const ExtractiveSummary& s) { return s.text; }
+
+TEST(ExtractiveSummarizer, PicksCentralSentencesNotTheOffTopicOne) {
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 3};
+    const ExtractiveSummary s = summarize_extractive(flood_story(), o);
+    ASSERT_EQ(s.sentences.size(), 3u);
+    EXPECT_FALSE(s.text.contains("bicycle")) << s.text.toStdString();
+    EXPECT_EQ(s.document_sentences, 7);
+}
+
+TEST(ExtractiveSummarizer, KeepsDocumentOrderAndExactOffsets) {
+    const QString text = flood_story();
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 4};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    ASSERT_EQ(s.sentences.size(), 4u);
+    QStringList lines;
+    for (size_t i = 0; i < s.sentences.size(); ++i) {
+        const ExtractedSentence& e = s.sentences[i];
+        if (i > 0) EXPECT_LT(s.sentences[i - 1].index, e.index);
+        EXPECT_EQ(text.mid(e.begin, e.end - e.begin), e.text);  // one line each: no wraps to join
+        lines << e.text;
+    }
+    EXPECT_EQ(s.text, lines.join('\n'));
+}
+
+TEST(ExtractiveSummarizer, RespectsWordAndRatioBudgets) {
+    const QString text = flood_story();
+    for (int words : {20, 35, 60}) {
+        ExtractiveOptions o;
+        o.budget = {BudgetUnit::Words, double(words)};
+        const ExtractiveSummary s = summarize_extractive(text, o);
+        EXPECT_LE(s.summary_words, words) << words;
+        EXPECT_GE(s.sentences.size(), 1u);
+    }
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Ratio, 0.3};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    EXPECT_LE(s.summary_words, int(0.3 * s.document_words + 0.5));
+    EXPECT_EQ(s.budget_words, int(0.3 * s.document_words + 0.5));
+}
+
+TEST(ExtractiveSummarizer, AWordBudgetSmallerThanEverySentenceStillGivesTheBestOne) {
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Words, 3};
+    const ExtractiveSummary s = summarize_extractive(flood_story(), o);
+    EXPECT_EQ(s.sentences.size(), 1u);
+}
+
+TEST(ExtractiveSummarizer, DoesNotRepeatItself) {
+    // The central sentence appears twice, word for word.
+    const QString repeated = QStringLiteral("The river flood damaged the old town and its river bridge.");
+    const QString text = repeated + "\n" + flood_story() + repeated + "\n";
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 3};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    EXPECT_LE(s.text.count(repeated), 1) << s.text.toStdString();
+}
+
+TEST(ExtractiveSummarizer, IsDeterministic) {
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 3};
+    const ExtractiveSummary a = summarize_extractive(flood_story(), o);
+    for (int i = 0; i < 3; ++i) {
+        const ExtractiveSummary b = summarize_extractive(flood_story(), o);
+        EXPECT_EQ(a.text, b.text);
+        ASSERT_EQ(a.sentences.size(), b.sentences.size());
+        for (size_t k = 0; k < a.sentences.size(); ++k) EXPECT_EQ(a.sentences[k].score, b.sentences[k].score);
+    }
+}
+
+// A book of twelve chapters, each about its own subject, long enough to be spread.
+QString twelve_chapter_book() {
+    const QStringList subjects = {"harbour", "orchard", "railway", "library", "glacier", "foundry",
+                                  "vineyard", "observatory", "monastery", "lighthouse", "quarry", "market"};
+    QString book;
+    for (int c = 0; c < subjects.size(); ++c) {
+        const QString& s = subjects[c];
+        book += QStringLiteral("CHAPTER %1\n\n").arg(c + 1);
+        for (int i = 0; i < 20; ++i)
+            book += QStringLiteral("The %1 keeper walked past the %1 gate for the %2 time that season. ").arg(s).arg(i + 1) +
+                    QStringLiteral("Every visitor to the %1 asked the keeper about the old %1 stories.\n\n").arg(s);
+    }
+    return book;
+}
+
+TEST(ExtractiveSummarizer, ALongBookIsSummarizedAcrossItsChapters) {
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 12};
+    const ExtractiveSummary s = summarize_extractive(twelve_chapter_book(), o);
+    EXPECT_GE(s.sections, 12);
+    ASSERT_EQ(s.sentences.size(), 12u);
+    QSet<int> sections;
+    for (const ExtractedSentence& e : s.sentences) {
+        sections.insert(e.section);
+        EXPECT_FALSE(e.text.startsWith("CHAPTER")) << "headings are never chosen";
+    }
+    EXPECT_GE(sections.size(), 10) << s.text.toStdString();
+}
+
+TEST(ExtractiveSummarizer, TitlesAndTableOfContentsLinesAreNeverChosen) {
+    const QString text = QStringLiteral(
+        "CONTENTS\n\n XIII. THE ATTACK ON THE GLADE,       244\n\n XIV. FRESH TROUBLES AT THE RIVER GLADE,  263\n\n"
+        "CHAPTER XIII.\n\nTHE ATTACK ON THE GLADE.\n\n"
+        "The settlers at the glade heard the attack coming long before dawn on the third day.\n\n"
+        "The attack on the glade was beaten off by the settlers after an hour of fighting.\n\n"
+        "Early life\n\nThe settlers had built the glade stockade with the help of their neighbours.\n");
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 3};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    ASSERT_EQ(s.sentences.size(), 3u);
+    for (const ExtractedSentence& e : s.sentences) EXPECT_TRUE(e.text.startsWith("The settlers") || e.text.startsWith("The attack on the glade was")) << e.text.toStdString();
+}
+
+TEST(ExtractiveSummarizer, TextWithoutSentencesIsAClearError) {
+    for (const QString& text : {QString(), QStringLiteral("   \n\n  "), QStringLiteral("*** ... ---")}) {
+        try {
+            summarize_extractive(text);
+            ADD_FAILURE() << "no error for '" << text.toStdString() << "'";
+        } catch (const precis::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("no sentence"), std::string::npos) << e.what();
+        }
+    }
+}
+
+TEST(ExtractiveSummarizer, AOneSentenceDocumentIsItsOwnSummary) {
+    const ExtractiveSummary s = summarize_extractive(QStringLiteral("Only this sentence is here."));
+    ASSERT_EQ(s.sentences.size(), 1u);
+    EXPECT_EQ(s.text, "Only this sentence is here.");
+}
+
+TEST(ExtractiveSummarizer, CjkTextIsSummarizedFromItsOwnSentences) {
+    const QString text = QStringLiteral("今天河水上涨了。洪水淹没了老城的街道。居民们被转移到学校。洪水冲毁了老城的桥。我喜欢蓝色的自行车。");
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 2};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    ASSERT_EQ(s.sentences.size(), 2u);
+    for (const ExtractedSentence& e : s.sentences) EXPECT_TRUE(e.text.endsWith(QStringLiteral("。")));
+    EXPECT_FALSE(s.text.contains(QStringLiteral("自行车")));
+}
+
+TEST(ExtractiveSummarizer, AbortStopsTheRun) {
+    ExtractiveOptions o;
+    o.should_abort = [] { return true; };
+    EXPECT_THROW(summarize_extractive(flood_story(), o), precis::Cancelled);
+}
+
+TEST(ExtractiveSummarizer, AutomaticBudgetGrowsWithTheDocumentWithinBounds) {
+    EXPECT_EQ(budget_in_words({}, 50), 40);
+    EXPECT_EQ(budget_in_words({}, 2500), 200);
+    EXPECT_EQ(budget_in_words({}, 1000000), 400);
+    EXPECT_EQ(budget_in_words({BudgetUnit::Sentences, 3}, 1000), 0);
+}
+
+}  // namespace
