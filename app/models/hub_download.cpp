@@ -366,6 +366,10 @@ void download_file(FileJob& job, HubFile file, const fs::path& staging) {
             file.sha256 = QString::fromLatin1(r.linked_etag.toLower().replace("\"", ""));
         }
         if (file.size < 0 && !r.linked_size.isEmpty()) file.size = r.linked_size.toLongLong();
+        if (!r.repo_commit.isEmpty() && QString::fromLatin1(r.repo_commit) != job.info.commit)
+            throw Error(s(job.http.endpoint().host()) + " sent " + s(file.name) + " of " + s(job.req.repo) + " from commit " +
+                        r.repo_commit.left(10).toStdString() + ", not " + s(job.info.commit.left(10)) +
+                        " as its file list said; nothing was installed.");
         if (r.status == 416) {  // nothing after `from`: complete if the size agrees, else start over
             if (file.size < 0 || have == file.size) break;
             out.resize(0);

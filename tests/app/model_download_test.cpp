@@ -223,6 +223,21 @@ TEST_F(ModelDownload, AnInstalledNameIsNotOverwritten) {
     EXPECT_NE(e.find("--name"), std::string::npos) << e;
 }
 
+TEST_F(ModelDownload, APlainBartIsConvertedToLsgAfterDownloadWhenAsked) {
+    DownloadRequest r = request();
+    r.convert_lsg = 1024;
+    const DownloadResult result = download_model(r);
+    EXPECT_TRUE(result.converted);
+    EXPECT_EQ(result.dir, root_ / "bart-tiny-realvocab-lsg-1024");
+    const ModelInfo info = describe_model(result.dir);
+    EXPECT_TRUE(info.usable) << info.problem.toStdString();
+    EXPECT_TRUE(info.attention.startsWith("LSG")) << info.attention.toStdString();
+    EXPECT_EQ(info.input_tokens, 1024);
+    EXPECT_EQ(info.repo, kRepo);
+    EXPECT_EQ(entries_of(root_), std::vector<std::string>{"bart-tiny-realvocab-lsg-1024"});  // the plain download is gone
+    EXPECT_NE(Model::load(result.dir)->tokenizer(), nullptr);
+}
+
 TEST(ModelCatalog, ListsTheCuratedModelsRecommendedFirst) {
     const auto entries = load_catalog(source_dir() / "resources/models/catalog.json");
     ASSERT_FALSE(entries.empty());
@@ -360,6 +375,15 @@ TEST_F(ModelDownload, CommandLineDownloadsListsSummarizesWithItAndRemovesIt) {
     EXPECT_NE(r.err.find("was not found"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 
+    // HF_TOKEN from the environment, as huggingface_hub reads it
+    hub_.add_repo("precis-test/gated", fixture_hub_files());
+    hub_.require_token("precis-test/gated", "hf_good");
+    r = precis_cli("model download precis-test/gated", env);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("set HF_TOKEN"), std::string::npos) << r.err;
+    r = precis_cli("model download precis-test/gated", env + " HF_TOKEN=hf_good");
+    EXPECT_EQ(r.code, 0) << r.err;
+
     r = precis_cli("model catalog", env);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.out.find("ccdv/lsg-bart-base-4096-arxiv"), std::string::npos);
@@ -367,6 +391,10 @@ TEST_F(ModelDownload, CommandLineDownloadsListsSummarizesWithItAndRemovesIt) {
     r = precis_cli("model remove tiny", env);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_FALSE(fs::exists(dir));
+    r = precis_cli("model default", env);  // the chosen one is gone: the first installed folder
+    EXPECT_EQ(r.out, (home / "data/precis/models/gated").string() + "\n") << r.err;
+    r = precis_cli("model remove gated", env);
+    ASSERT_EQ(r.code, 0) << r.err;
     r = precis_cli("model default", env);
     EXPECT_NE(r.code, 0);
 }
