@@ -123,7 +123,7 @@ void ModelCatalogDialog::fill_table() {
         set(ColGoodFor, e.good_for);
         set(ColInput, QString::number(e.input_tokens) + (e.attention == "LSG" ? tr(" LSG") : QString()));
         set(ColSize, e.params_millions ? "~" + format_bytes(e.approx_bytes()) : tr("?"));
-        set(ColLicence, e.licence.isEmpty() ? tr("not stated") : e.licence);
+        set(ColLicence, e.licence.isEmpty() ? tr("see card") : e.licence);
         set(ColState, is_installed(e, have) ? tr("installed") : QString());
     }
 }

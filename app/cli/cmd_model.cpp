@@ -51,7 +51,7 @@ int model_catalog(const Arguments& args) {
     for (const CatalogEntry& e : entries) {
         std::cout << cell(e.repo, 36) << cell(e.task, 16) << cell(QString::number(e.input_tokens), 6)
                   << cell(e.params_millions ? "~" + format_bytes(e.approx_bytes()) : QStringLiteral("?"), 8)
-                  << cell(e.licence.isEmpty() ? QStringLiteral("not stated") : e.licence, 11) << e.good_for.toStdString();
+                  << cell(e.licence.isEmpty() ? QStringLiteral("see card") : e.licence, 11) << e.good_for.toStdString();
         if (e.recommended) std::cout << " [recommended]";
         if (is_installed(e)) std::cout << " [installed]";
         std::cout << "\n";

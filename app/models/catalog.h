@@ -15,8 +15,8 @@ struct CatalogEntry {
     QString good_for;
     int input_tokens = 0;
     QString attention;   // "LSG" or "full"
-    int params_millions = 0;  // 0: not stated
-    QString licence;     // empty: the card states none
+    int params_millions = 0;  // as the model card states it; 0: not confirmed
+    QString licence;     // empty: not confirmed from the model card
     QString rouge;       // "R1 47.37 / R2 21.74 / RL 28.59 / RLsum 43.67 (dataset)", empty if none
     int offer_lsg_conversion = 0;  // >0: a plain BART offered converted to LSG with this many positions
     bool recommended = false;
