@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTimer>
 
 #include <fstream>
 
@@ -17,6 +18,7 @@
 #include "tests/support/fake_hub.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/model_catalog_dialog.h"
+#include "ui/settings_dialog.h"
 
 namespace precis::test {
 namespace {
@@ -117,6 +119,22 @@ TEST_F(ModelCatalogDialogTest, AnErrorIsShownInOneSentence) {
     ASSERT_TRUE(wait_until([&] { return !dialog_->downloading(); }));
     EXPECT_TRUE(dialog_->status_text().contains("set HF_TOKEN")) << dialog_->status_text().toStdString();
     EXPECT_FALSE(fs::exists(options_.models_root / "bart-tiny-realvocab"));
+}
+
+TEST(ModelCatalogFromSettings, TheDownloadButtonOpensTheCatalogWithTheBundledModels) {
+    ui::SettingsDialog settings(EngineSettings{}, nullptr);
+    settings.show();
+    auto* button = settings.findChild<QPushButton*>("download-models");
+    ASSERT_NE(button, nullptr);
+    int rows = -1;
+    QTimer::singleShot(0, [&] {
+        if (auto* catalog = qobject_cast<ui::ModelCatalogDialog*>(QApplication::activeModalWidget())) {
+            rows = catalog->findChild<QTableWidget*>("catalog")->rowCount();
+            catalog->reject();
+        }
+    });
+    button->click();  // modal: returns once the timer closed it
+    EXPECT_GE(rows, 15);
 }
 
 }  // namespace
