@@ -20,7 +20,11 @@
 #include <QTimer>
 #include <QUrl>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <set>
@@ -321,7 +325,8 @@ void download_file(FileJob& job, HubFile file, const fs::path& staging) {
     job.meter.report();
 
     QFile out(QString::fromStdString(partial.string()));
-    if (!out.open(QIODevice::WriteOnly | QIODevice::Append))
+    // Unbuffered: a failed write (full disk) shows at once, never later in a flush.
+    if (!out.open(QIODevice::WriteOnly | QIODevice::Append | QIODevice::Unbuffered))
         throw Error("Cannot write " + partial.string() + ": " + s(out.errorString()) + ".");
     const QUrl url = QUrl::fromEncoded((job.http.endpoint().toString() + "/" + job.req.repo + "/resolve/" +
                                         encode_segment(job.info.commit) + "/" + encode_path(file.name))
@@ -356,7 +361,6 @@ void download_file(FileJob& job, HubFile file, const fs::path& staging) {
             return true;
         };
         const Response r = job.http.get(url, from, &sink);
-        out.flush();
         if (r.aborted) throw Cancelled();
         if (r.sink_failed)
             throw Error("Cannot write " + partial.string() + ": " + s(write_error) + " (is the disk full?).");
@@ -390,6 +394,10 @@ void download_file(FileJob& job, HubFile file, const fs::path& staging) {
         else if (++fruitless >= kMaxFruitlessAttempts)
             throw_for(r, job.http, job.req.repo, job.req.revision, file.name + " of " + job.req.repo);
     }
+    // On disk before the folder is renamed into place, so a power cut cannot leave an
+    // installed model with empty files.
+    if (::fsync(out.handle()) != 0)
+        throw Error("Cannot write " + partial.string() + ": " + std::strerror(errno) + " (is the disk full?).");
     out.close();
 
     auto discard = [&](const std::string& why) {

@@ -10,7 +10,10 @@
 #include <QTcpServer>
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+
+#include <csignal>
 
 #include <algorithm>
 #include <fstream>
@@ -214,6 +217,31 @@ TEST_F(ModelDownload, NotEnoughDiskSpaceStopsBeforeFetchingWeights) {
     EXPECT_NE(e.find("Not enough disk space"), std::string::npos) << e;
     EXPECT_FALSE(hub_.requested("/lfs/"));
     EXPECT_FALSE(fs::exists(model_dir()));
+}
+
+TEST_F(ModelDownload, AWriteThatFailsMidFileIsOneSentenceAndInstallsNothing) {
+    // A full disk, as the process sees it: writes past 2 MB fail (EFBIG instead of ENOSPC).
+    struct rlimit old_limit {};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+    struct rlimit small = old_limit;
+    small.rlim_cur = 2'000'000;
+    auto* old_handler = std::signal(SIGXFSZ, SIG_IGN);
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+    const std::string e = error_of(request());
+    setrlimit(RLIMIT_FSIZE, &old_limit);
+    std::signal(SIGXFSZ, old_handler);
+    EXPECT_NE(e.find("Cannot write"), std::string::npos) << e;
+    EXPECT_NE(e.find("is the disk full?"), std::string::npos) << e;
+    EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 0);
+    EXPECT_FALSE(fs::exists(model_dir()));
+}
+
+TEST_F(ModelDownload, OfflineModeRefusesToDownload) {
+    qputenv("HF_HUB_OFFLINE", "1");
+    const std::string e = error_of(request());
+    qunsetenv("HF_HUB_OFFLINE");
+    EXPECT_NE(e.find("HF_HUB_OFFLINE is set"), std::string::npos) << e;
+    EXPECT_TRUE(hub_.requests().empty());
 }
 
 TEST_F(ModelDownload, AnInstalledNameIsNotOverwritten) {
