@@ -1,6 +1,8 @@
 // precis model catalog|download|list|remove|default: the curated catalog, downloads from
 // the HuggingFace Hub (app/models/hub_download.h), the installed and HuggingFace-cached
 // models, and the default model.
+#include <unistd.h>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -94,7 +96,17 @@ int model_download(const Arguments& args) {
     const std::string repo = req.repo.toStdString();
     DownloadCallbacks cb;
     cb.should_abort = [] { return cancel_requested(); };
-    cb.progress = [&](const DownloadProgress& p) { progress_line(progress_text(repo, p)); };
+    // A terminal gets a line redrawn in place; a log gets a line at every tenth of the way.
+    int tenths_shown = 0;
+    cb.progress = [&](const DownloadProgress& p) {
+        if (isatty(2)) return progress_line(progress_text(repo, p));
+        if (p.stage != DownloadStage::Downloading || p.total <= 0) return;
+        const int tenths = int(10 * p.done / p.total);
+        if (tenths > tenths_shown && tenths < 10) {
+            tenths_shown = tenths;
+            std::cerr << "precis: " << progress_text(repo, p) << "\n";
+        }
+    };
     DownloadResult r;
     try {
         r = download_model(req, cb);
