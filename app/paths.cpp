@@ -1,5 +1,7 @@
 #include "app/paths.h"
 
+#include "app/models/model_store.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <vector>
@@ -44,12 +46,13 @@ std::vector<fs::path> data_roots() {
 
 fs::path user_data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
 fs::path user_models_dir() { return user_data_dir() / "models"; }
+fs::path user_config_dir() { return xdg_dir("XDG_CONFIG_HOME", ".config"); }
 fs::path default_library_path() {
     if (const char* e = std::getenv("PRECIS_LIBRARY"); e && *e) return e;
     return user_data_dir() / "library.sqlite";
 }
 
-fs::path user_default_model() { return first_model_in(user_models_dir()); }
+fs::path user_default_model() { return models::default_model_folder(); }
 
 fs::path bundled_model() {
     for (const fs::path& root : data_roots())
@@ -67,6 +70,12 @@ TestModel fixture_test_model() {
     std::error_code ec;
     if (!fs::exists(t.dir / "config.json", ec) || !fs::exists(t.tokenizer_dir / "tokenizer.json", ec)) return {};
     return t;
+}
+
+fs::path model_catalog_path() {
+    for (const fs::path& root : data_roots())
+        if (fs::is_regular_file(root / "models" / "catalog.json")) return root / "models" / "catalog.json";
+    return fs::path(PRECIS_SOURCE_DIR) / "resources" / "models" / "catalog.json";
 }
 
 fs::path samples_dir() {

@@ -7,9 +7,13 @@ namespace precis {
 
 std::filesystem::path user_data_dir();     // $XDG_DATA_HOME/precis
 std::filesystem::path user_models_dir();   // user_data_dir()/models
+std::filesystem::path user_config_dir();   // $XDG_CONFIG_HOME/precis
 std::filesystem::path default_library_path();  // $PRECIS_LIBRARY, else user_data_dir()/library.sqlite
 
-// The first model folder (one with a config.json) in user_models_dir(), by name; empty if none.
+// The user's model: the one chosen with `precis model default` (an installed folder or a
+// HuggingFace cache repo), else the first folder with a config.json in user_models_dir() by
+// name, else the first summarizer in the HuggingFace cache; empty if none
+// (models::default_model_folder).
 std::filesystem::path user_default_model();
 // The model shipped with Precis (resources/models/* in the source tree or the installed
 // share/precis/models/*); empty while none ships.
@@ -21,6 +25,10 @@ struct TestModel {
 // The tiny random model of the reference fixtures ($PRECIS_FIXTURES or ../shared/fixtures
 // beside the source tree) with the real BART tokenizer; empty when not present.
 TestModel fixture_test_model();
+
+// The model catalog (resources/models/catalog.json in the source tree or the installed
+// share/precis/models/catalog.json).
+std::filesystem::path model_catalog_path();
 
 // Sample documents (resources/samples in the source tree or share/precis/samples).
 std::filesystem::path samples_dir();

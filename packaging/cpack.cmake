@@ -117,8 +117,10 @@ pass reads 4,096 to 16,384 tokens.
 
 The package holds the desktop application, the precis command line
 (summarize, classify, batch, library, convert, inspect, bench, ...) and
-sample documents. No pretrained model ships yet: install a HuggingFace
-BART or LSG-BART checkpoint folder in ~/.local/share/precis/models/.
+sample documents. No pretrained model ships yet: pick one from the
+catalog (precis model catalog, precis model download REPO, or Settings >
+Download in the application), or use a HuggingFace BART or LSG-BART
+checkpoint folder.
 
 The engine is built for x86-64-v3 processors (AVX2 and FMA).")
 # Depends: computed by dpkg-shlibdeps from the libraries the executable links

@@ -27,6 +27,8 @@
 #include "ui/batch_dialog.h"
 #include "ui/document_view.h"
 #include "ui/library_panel.h"
+#include "ui/model_banner.h"
+#include "ui/model_catalog_dialog.h"
 #include "ui/recent_files.h"
 #include "ui/run_status.h"
 #include "ui/settings_dialog.h"
@@ -75,10 +77,9 @@ MainWindow::~MainWindow() {
 }
 
 void MainWindow::build_layout() {
-    banner_ = new QLabel(this);
-    banner_->setWordWrap(true);
-    banner_->setStyleSheet(QStringLiteral("background:#b91c1c; color:white; padding:6px 10px; font-weight:bold;"));
-    banner_->hide();
+    banner_ = new ModelBanner(this);
+    connect(banner_, &ModelBanner::download_requested, this, &MainWindow::download_model);
+    connect(banner_, &ModelBanner::use_folder_requested, this, &MainWindow::use_model_folder);
 
     library_panel_ = new LibraryPanel(*library_, this);
     document_view_ = new DocumentView(this);
@@ -280,21 +281,7 @@ void MainWindow::on_model_ready(const ModelInfo& info) {
         model_label_->setText(tr("Model: <b>%1</b> · %2 · %3 attention").arg(info.name.toHtmlEscaped(), info.device, info.attention));
         model_label_->setToolTip(tr("%1\nfound via: %2").arg(info.path, info.source));
     }
-    if (info.extractive && info.source == QLatin1String("no model installed")) {
-        banner_->setStyleSheet(QStringLiteral("background:#1e3a8a; color:white; padding:6px 10px;"));
-        banner_->setText(tr("No summarization model is installed, so summaries are <b>extractive</b>: the document's "
-                            "own most central sentences, highlighted in the text. For summaries written in new words, "
-                            "import a BART or LSG-BART model in Settings (Ctrl+,)."));
-        banner_->show();
-    } else if (info.is_test_model) {
-        banner_->setStyleSheet(QStringLiteral("background:#b91c1c; color:white; padding:6px 10px; font-weight:bold;"));
-        banner_->setText(tr("⚠ The chosen model is the tiny RANDOM test model of the fixtures (%1). "
-                            "Its summaries are MEANINGLESS. Import a real BART or LSG-BART model in Settings (Ctrl+,).")
-                             .arg(info.path));
-        banner_->show();
-    } else {
-        banner_->hide();
-    }
+    banner_->show_for(info);
 }
 
 void MainWindow::on_document_opened(const OpenedDocument& opened) {
@@ -395,6 +382,27 @@ void MainWindow::set_settings(const EngineSettings& s) {
     const bool reload = !(s == settings_);
     settings_ = s;
     if (reload) track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
+}
+
+void MainWindow::download_model() {
+    ModelCatalogDialog catalog(this);
+    bool installed = false;
+    connect(&catalog, &ModelCatalogDialog::model_installed, this, [&installed] { installed = true; });
+    catalog.exec();
+    // The first model installed became the default: load it (the settings did not change).
+    if (installed) track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
+}
+
+void MainWindow::use_model_folder() {
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("A HuggingFace BART or LSG-BART model folder"));
+    if (dir.isEmpty()) return;
+    if (!QFileInfo::exists(dir + QStringLiteral("/config.json"))) {
+        show_error(tr("Use a model folder"), tr("%1 has no config.json: it is not a HuggingFace model folder.").arg(dir));
+        return;
+    }
+    EngineSettings s = settings_;
+    s.model_dir = dir;
+    set_settings(s);
 }
 
 void MainWindow::show_settings() {

@@ -11,6 +11,7 @@
 
 #include "app/worker/engine_settings.h"
 #include "app/worker/worker_types.h"
+#include "ui/model_banner.h"
 
 class QDockWidget;
 class QLabel;
@@ -27,6 +28,7 @@ class AttentionPanel;
 class BatchDialog;
 class DocumentView;
 class LibraryPanel;
+
 class RecentFiles;
 class RunStatus;
 class SummaryPanel;
@@ -59,7 +61,7 @@ public:
     AttentionPanel* attention_panel() const { return attention_panel_; }
     QDockWidget* attention_dock() const { return attention_dock_; }
     RunStatus* run_status() const { return run_status_; }
-    QLabel* test_model_banner() const { return banner_; }
+    ModelBanner* test_model_banner() const { return banner_; }
     qint64 current_document() const { return current_document_; }
 
 signals:
@@ -88,6 +90,8 @@ private:
     void choose_files();
     void show_settings();
     void show_about();
+    void download_model();    // the catalog (from the no-model banner)
+    void use_model_folder();  // a model folder already on disk (from the no-model banner)
     void delete_document(qint64 document_id);
     void update_attention_document();
 
@@ -110,7 +114,7 @@ private:
     AttentionPanel* attention_panel_;
     QDockWidget* attention_dock_;
     RunStatus* run_status_;
-    QLabel* banner_;
+    ModelBanner* banner_;
     QLabel* model_label_;
     RecentFiles* recent_ = nullptr;
     BatchDialog* batch_dialog_ = nullptr;

@@ -23,6 +23,7 @@
 #include "app/worker/engine_thread.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
+#include "ui/model_catalog_dialog.h"
 
 namespace precis::ui {
 
@@ -85,6 +86,10 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     model_row->addWidget(model_dir_, 1);
     model_row->addWidget(browse);
     model_row->addWidget(import_);
+    auto* download = new QPushButton(tr("Download…"), this);
+    download->setObjectName("download-models");
+    download->setToolTip(tr("Pick a model from the catalog and download it from the HuggingFace Hub"));
+    model_row->addWidget(download);
 
     device_ = new QComboBox(this);
     device_->addItem(tr("Automatic"), "auto");
@@ -184,6 +189,11 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
         if (!dir.isEmpty()) model_dir_->setText(dir);
     });
     connect(import_, &QPushButton::clicked, this, &SettingsDialog::import_model);
+    connect(download, &QPushButton::clicked, this, [this] {
+        ModelCatalogDialog catalog(this);
+        connect(&catalog, &ModelCatalogDialog::model_installed, model_dir_, &QLineEdit::setText);
+        catalog.exec();
+    });
     connect(attention_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
     connect(lsg_override_, &QCheckBox::toggled, this, &SettingsDialog::update_enabled);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);

@@ -1,5 +1,6 @@
 #pragma once
-// Settings (Ctrl+,): the model (folder, or import a HuggingFace BART / LSG-BART folder),
+// Settings (Ctrl+,): the model (folder, import a HuggingFace BART / LSG-BART folder, or
+// download one from the catalog: model_catalog_dialog.h),
 // the device, the encoder attention with its LSG and Fovea parameters, and the generation
 // settings. Edits an EngineSettings; the caller stores it in QSettings.
 #include <QDialog>

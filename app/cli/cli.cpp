@@ -31,6 +31,9 @@ Without a command, precis opens the desktop application.
   bench [--model DIR|--shape base|tiny] [--device ...] [--lengths 1024,4096,16384]
         [--attention lsg|full|fovea] [--json]
   eval --input PAIRS.jsonl [--model DIR] [--limit N] [--output OUT.jsonl] [--json]
+  model catalog [--json]
+  model download REPO [--revision R] [--name NAME] [--convert-lsg 4096]
+  model list [--json] | remove NAME | default [NAME]
 
 Without a command, any arguments are documents the desktop application opens.
   --version, help
@@ -40,7 +43,7 @@ Without a command, any arguments are documents the desktop application opens.
 
 bool is_command(const std::string& w) {
     static const char* names[] = {"summarize", "classify", "tokenize", "forward", "inspect", "bench", "convert",
-                                  "batch", "library", "eval", "help", "--help", "-h", "--version", "version"};
+                                  "batch", "library", "eval", "model", "help", "--help", "-h", "--version", "version"};
     for (const char* n : names)
         if (w == n) return true;
     return false;
@@ -80,6 +83,7 @@ int run_cli(int argc, char** argv) {
         if (cmd == "batch") return cmd_batch(args);
         if (cmd == "library") return cmd_library(args);
         if (cmd == "eval") return cmd_eval(args);
+        if (cmd == "model") return cmd_model(args);
         std::cerr << "precis: unknown command '" << cmd << "'\n" << kUsage;
         return 2;
     } catch (const Cancelled&) {

@@ -21,6 +21,7 @@ int cmd_convert(const Args& args);
 int cmd_batch(const Args& args);
 int cmd_library(const Args& args);
 int cmd_eval(const Args& args);
+int cmd_model(const Args& args);
 
 std::string version_text();
 

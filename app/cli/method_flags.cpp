@@ -60,7 +60,7 @@ MethodChoice choose_method(const Arguments& args) {
     }
     reject_neural_options(args, false);
     std::cerr << "precis: no summarization model is installed, so this is an extractive summary (the document's own "
-                 "sentences); for a neural one, install a model (README: \"Bringing a real model\")\n";
+                 "sentences); for a neural one, get a model with 'precis model catalog' and 'precis model download REPO'\n";
     return choice;
 }
 

@@ -97,7 +97,7 @@ TEST(Cli, SummarizeWithoutAModelGivesAnExtractiveSummaryNeverTheTestModel) {
                                       "A storm reached the harbour at night and tore two boats from their moorings.\n"
                                       "By morning the harbour master counted the damage to the boats.\n";
     CliRun r = precis("summarize --json --sentences 2 " + (dir / "doc.txt").string(),
-                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err.find("MEANINGLESS"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("extractive summary"), std::string::npos) << r.err;
@@ -114,7 +114,7 @@ TEST(Cli, NeuralWithoutAModelSaysHowToGetOne) {
     const fs::path dir = scratch_dir("cli-summarize-neural");
     std::ofstream(dir / "doc.txt") << "One sentence about a harbour.\n";
     CliRun r = precis("summarize --method neural " + (dir / "doc.txt").string(),
-                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=");
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("no summarization model is installed"), std::string::npos) << r.err;
     EXPECT_EQ(r.out, "");
@@ -125,7 +125,7 @@ TEST(Cli, TheTestModelRunsOnlyWhenNamedAndThenWarnsLoudly) {
     std::ofstream(dir / "doc.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled.\n";
     const fs::path test_model = fixtures_dir() / "models/bart-tiny-realvocab";
     CliRun r = precis("summarize --json --max-length 12 --model " + test_model.string() + " " + (dir / "doc.txt").string(),
-                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=");
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_NE(r.err.find("MEANINGLESS"), std::string::npos) << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
@@ -151,7 +151,7 @@ TEST(Cli, EvalScoresExtractiveSummariesOfTheDocuments) {
     }
     CliRun r = precis("eval --method extractive --sentences 1 --json --input " + (dir / "pairs.jsonl").string() +
                           " --output " + (dir / "out.jsonl").string(),
-                      "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=");
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=");
     ASSERT_EQ(r.code, 0) << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["count"], 2);
@@ -165,7 +165,7 @@ TEST(Cli, EvalScoresExtractiveSummariesOfTheDocuments) {
 TEST(Cli, ExtractiveLengthOptionsAreCheckedAndExclusive) {
     const fs::path dir = scratch_dir("cli-summarize-lengths");
     std::ofstream(dir / "doc.txt") << "A sentence about rivers. Another about bridges.\n";
-    const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=";
+    const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=";
     struct Case {
         std::string args, must_name;
     } cases[] = {
@@ -215,7 +215,7 @@ TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {
     std::ofstream(dir / "docs/sub/c.txt") << "A third document in a sub folder, about ferries.";
     std::ofstream(dir / "docs/empty.txt") << "";
     std::ofstream(dir / "docs/broken.pdf") << "%PDF-1.4 this is not really a pdf";
-    const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " PRECIS_MODEL=";
+    const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=";
     const std::string lib = (dir / "lib.sqlite").string();
     CliRun r = precis("batch " + (dir / "docs").string() + " --recursive --library " + lib, env);
     EXPECT_EQ(r.code, 1) << r.err;  // some files failed

@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QSignalSpy>
 
 #include "app/library/library.h"
 #include "app/paths.h"
@@ -12,6 +13,7 @@
 #include "tests/ui/ui_test_support.h"
 #include "ui/document_view.h"
 #include "ui/main_window.h"
+#include "ui/model_banner.h"
 #include "ui/summary_panel.h"
 
 namespace precis::test {
@@ -44,6 +46,28 @@ TEST_F(ExtractiveWindowTest, SaysPlainlyThatSummariesAreExtractiveAndNeverUsesTh
     EXPECT_TRUE(window_->test_model_banner()->isVisible());
     EXPECT_TRUE(window_->test_model_banner()->text().contains("extractive"));
     EXPECT_FALSE(window_->test_model_banner()->text().contains("MEANINGLESS"));
+}
+
+TEST(ModelBannerTest, WithNoModelItOffersTheRecommendedDownloadAndAFolderOnDisk) {
+    ui::ModelBanner banner;
+    ModelInfo info;
+    info.extractive = true;
+    info.source = "no model installed";
+    banner.show_for(info);
+    EXPECT_FALSE(banner.isHidden());
+    EXPECT_TRUE(banner.text().contains("download a model")) << banner.text().toStdString();
+    EXPECT_TRUE(banner.text().contains("recommended: lsg-bart-base-4096-pubmed")) << banner.text().toStdString();
+    EXPECT_TRUE(banner.text().contains("use a model folder you already have"));
+    QSignalSpy download(&banner, &ui::ModelBanner::download_requested);
+    QSignalSpy folder(&banner, &ui::ModelBanner::use_folder_requested);
+    emit banner.linkActivated("download");
+    emit banner.linkActivated("folder");
+    EXPECT_EQ(download.count(), 1);
+    EXPECT_EQ(folder.count(), 1);
+    // Extractive by choice, with a model installed: nothing to say.
+    info.source = "chosen in Settings";
+    banner.show_for(info);
+    EXPECT_TRUE(banner.isHidden());
 }
 
 TEST_F(ExtractiveWindowTest, SummarizeQuotesTheDocumentAndHighlightsTheChosenSentences) {

@@ -63,6 +63,8 @@ inline int run_ui_tests(int argc, char** argv) {
     qputenv("XDG_CONFIG_HOME", QByteArray::fromStdString((home / "config").string()));
     qputenv("XDG_DATA_HOME", QByteArray::fromStdString((home / "data").string()));
     qputenv("XDG_CACHE_HOME", QByteArray::fromStdString((home / "cache").string()));
+    qputenv("HF_HOME", QByteArray::fromStdString((home / "hf").string()));  // no HuggingFace-cache models either
+    qunsetenv("HF_HUB_CACHE");
     qunsetenv("PRECIS_MODEL");
     qunsetenv("PRECIS_LIBRARY");
     QApplication app(argc, argv);

@@ -1,0 +1,226 @@
+#include "ui/model_catalog_dialog.h"
+
+#include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include "app/models/model_store.h"
+#include "app/paths.h"
+#include "engine/core/error.h"
+
+namespace precis::ui {
+
+using namespace precis::models;
+
+namespace {
+
+enum Column { ColModel, ColTask, ColGoodFor, ColInput, ColSize, ColLicence, ColState, ColCount };
+
+bool is_installed(const CatalogEntry& e, const std::vector<ModelInfo>& have) {
+    for (const ModelInfo& m : have)
+        if (m.repo == e.repo) return true;
+    return false;
+}
+
+}  // namespace
+
+ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions options)
+    : QDialog(parent), options_(std::move(options)) {
+    setWindowTitle(tr("Download a model"));
+    auto* intro = new QLabel(tr("Models Precis runs, from the HuggingFace Hub. Each downloads once into %1; "
+                                "sizes are approximate, licences as the model cards state them.")
+                                 .arg(QString::fromStdString(
+                                     (options_.models_root.empty() ? user_models_dir() : options_.models_root).string())),
+                             this);
+    intro->setWordWrap(true);
+
+    table_ = new QTableWidget(0, ColCount, this);
+    table_->setObjectName("catalog");
+    table_->setHorizontalHeaderLabels(
+        {tr("Model"), tr("Task"), tr("Good for"), tr("Input"), tr("Size"), tr("Licence"), QString()});
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->hide();
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table_->horizontalHeader()->setSectionResizeMode(ColGoodFor, QHeaderView::Stretch);
+
+    convert_ = new QCheckBox(tr("Convert to LSG-4096 after download (reads 4,096 tokens instead of 1,024)"), this);
+    convert_->setObjectName("convert");
+    download_ = new QPushButton(tr("Download"), this);
+    download_->setObjectName("download");
+    cancel_ = new QPushButton(tr("Cancel download"), this);
+    cancel_->setObjectName("cancel");
+    bar_ = new QProgressBar(this);
+    bar_->setObjectName("progress");
+    bar_->setRange(0, 1000);
+    bar_->setValue(0);
+    bar_->setTextVisible(true);
+    status_ = new QLabel(this);
+    status_->setObjectName("status");
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* actions = new QHBoxLayout;
+    actions->addWidget(convert_, 1);
+    actions->addWidget(download_);
+    actions->addWidget(cancel_);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(intro);
+    layout->addWidget(table_, 1);
+    layout->addLayout(actions);
+    layout->addWidget(bar_);
+    layout->addWidget(status_);
+    layout->addWidget(buttons);
+
+    connect(buttons, &QDialogButtonBox::rejected, this, &ModelCatalogDialog::reject);
+    connect(table_, &QTableWidget::itemSelectionChanged, this, &ModelCatalogDialog::update_buttons);
+    connect(download_, &QPushButton::clicked, this, [this] {
+        const int row = table_->currentRow();
+        if (row >= 0) start_download(row, convert_->isChecked() && convert_->isEnabled());
+    });
+    connect(cancel_, &QPushButton::clicked, this, &ModelCatalogDialog::cancel_download);
+
+    try {
+        entries_ = load_catalog(options_.catalog);
+    } catch (const std::exception& e) {
+        status_->setText(QString::fromStdString(e.what()));
+    }
+    fill_table();
+    if (!entries_.empty()) table_->selectRow(0);
+    resize(1000, 560);
+    update_buttons();
+}
+
+ModelCatalogDialog::~ModelCatalogDialog() {
+    if (thread_) {
+        cancel_flag_->store(true);
+        thread_->wait();
+        delete thread_;
+    }
+}
+
+void ModelCatalogDialog::fill_table() {
+    const std::vector<ModelInfo> have = installed_models(options_.models_root);
+    table_->setRowCount(int(entries_.size()));
+    for (int row = 0; row < int(entries_.size()); ++row) {
+        const CatalogEntry& e = entries_[size_t(row)];
+        auto set = [&](int col, const QString& text) {
+            auto* item = new QTableWidgetItem(text);
+            if (!e.rouge.isEmpty()) item->setToolTip(tr("ROUGE on %1").arg(e.rouge));
+            table_->setItem(row, col, item);
+        };
+        set(ColModel, e.repo + (e.recommended ? tr("  (recommended)") : QString()));
+        set(ColTask, e.task);
+        set(ColGoodFor, e.good_for);
+        set(ColInput, QString::number(e.input_tokens) + (e.attention == "LSG" ? tr(" LSG") : QString()));
+        set(ColSize, e.params_millions ? "~" + format_bytes(e.approx_bytes()) : tr("?"));
+        set(ColLicence, e.licence.isEmpty() ? tr("see card") : e.licence);
+        set(ColState, is_installed(e, have) ? tr("installed") : QString());
+    }
+}
+
+void ModelCatalogDialog::update_buttons() {
+    const int row = table_->currentRow();
+    const bool busy = downloading();
+    const bool offers = row >= 0 && row < int(entries_.size()) && entries_[size_t(row)].offer_lsg_conversion > 0;
+    download_->setEnabled(!busy && row >= 0);
+    convert_->setEnabled(!busy && offers);
+    cancel_->setEnabled(busy);
+    table_->setEnabled(!busy);
+}
+
+QString ModelCatalogDialog::status_text() const { return status_->text(); }
+
+void ModelCatalogDialog::start_download(int row, bool convert) {
+    if (downloading() || row < 0 || row >= int(entries_.size())) return;
+    const CatalogEntry& e = entries_[size_t(row)];
+    DownloadRequest req;
+    req.repo = e.repo;
+    req.revision = e.revision;
+    req.models_root = options_.models_root;
+    req.endpoint = options_.endpoint;
+    if (convert && e.offer_lsg_conversion > 0) req.convert_lsg = e.offer_lsg_conversion;
+    downloading_repo_ = e.repo;
+    cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+    bar_->setValue(0);
+    status_->setText(tr("Asking the Hub for the files of %1…").arg(e.repo));
+
+    auto flag = cancel_flag_;
+    thread_ = QThread::create([this, req, flag] {
+        DownloadCallbacks cb;
+        cb.should_abort = [flag] { return flag->load(); };
+        cb.progress = [this](const DownloadProgress& p) {
+            QMetaObject::invokeMethod(this, [this, p] { on_progress(p); }, Qt::QueuedConnection);
+        };
+        QString message, dir;
+        bool ok = false;
+        try {
+            const DownloadResult r = download_model(req, cb);
+            dir = QString::fromStdString(r.dir.string());
+            message = tr("Installed %1 in %2 (%3 in %4)%5.")
+                          .arg(r.repo, dir, format_bytes(r.bytes), format_duration(r.seconds),
+                               r.became_default ? tr("; it is now the default model") : QString());
+            ok = true;
+        } catch (const Cancelled&) {
+            message = tr("Cancelled: nothing was installed. Downloading it again resumes where it stopped.");
+        } catch (const std::exception& ex) {
+            message = QString::fromStdString(ex.what());
+        }
+        QMetaObject::invokeMethod(this, [this, message, dir, ok] { on_finished(message, dir, ok); }, Qt::QueuedConnection);
+    });
+    thread_->start();
+    update_buttons();
+}
+
+void ModelCatalogDialog::cancel_download() {
+    if (!downloading()) return;
+    cancel_flag_->store(true);
+    status_->setText(tr("Cancelling…"));
+}
+
+void ModelCatalogDialog::on_progress(const DownloadProgress& p) {
+    if (!downloading()) return;
+    if (p.stage == DownloadStage::Converting) {
+        bar_->setRange(0, 0);
+        status_->setText(tr("Converting %1 to LSG…").arg(downloading_repo_));
+        return;
+    }
+    if (p.total > 0) bar_->setValue(int(1000.0 * double(p.done) / double(p.total)));
+    QString text = tr("%1: %2 of %3").arg(downloading_repo_, format_bytes(p.done), format_bytes(p.total));
+    if (p.bytes_per_second > 0)
+        text += tr(" · %1/s · %2 left").arg(format_bytes(qint64(p.bytes_per_second)), format_duration(p.seconds_left));
+    if (!p.file.isEmpty()) text += tr(" · %1").arg(p.file);
+    if (!cancel_flag_->load()) status_->setText(text);
+}
+
+void ModelCatalogDialog::on_finished(const QString& message, const QString& dir, bool ok) {
+    if (thread_) {
+        thread_->wait();
+        delete thread_;
+        thread_ = nullptr;
+    }
+    bar_->setRange(0, 1000);
+    bar_->setValue(ok ? 1000 : 0);
+    status_->setText(ok ? message : QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(message.toHtmlEscaped()));
+    if (ok) {
+        fill_table();
+        emit model_installed(dir);
+    }
+    update_buttons();
+}
+
+void ModelCatalogDialog::reject() {
+    cancel_download();
+    QDialog::reject();
+}
+
+}  // namespace precis::ui
