@@ -4,20 +4,14 @@
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
-#include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLockFile>
-#include <QNetworkAccessManager>
-#include <QNetworkProxyFactory>
-#include <QNetworkReply>
-#include <QNetworkRequest>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QStorageInfo>
-#include <QTimer>
 #include <QUrl>
 
 #include <unistd.h>
@@ -31,6 +25,7 @@
 
 #include "app/models/catalog.h"
 #include "app/models/hub_environment.h"
+#include "app/models/hub_http_client.h"
 #include "app/models/model_store.h"
 #include "app/paths.h"
 #include "engine/convert/bart_to_lsg.h"
@@ -44,139 +39,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A transfer that receives nothing for this long fails (and is retried with Range).
-constexpr int kStallTimeoutMs = 60000;
 // Attempts at one file that bring no new bytes before the download gives up.
 constexpr int kMaxFruitlessAttempts = 3;
 
 std::string s(const QString& q) { return q.toStdString(); }
 
-// What the download needs from one HTTP exchange (redirects followed).
-struct Response {
-    int status = 0;  // 0: no HTTP answer (network error)
-    QNetworkReply::NetworkError error = QNetworkReply::NoError;
-    QString error_text;
-    QByteArray body;  // when not streamed
-    // Headers of the first answer (the Hub's own, before any redirect to its storage).
-    QByteArray repo_commit, linked_etag, linked_size, error_code, error_message;
-    bool aborted = false;      // should_abort asked to stop
-    bool sink_failed = false;  // the sink refused data (disk)
-};
-
-// Where a 2xx body is streamed to.
-struct Sink {
-    std::function<void(int status, const QByteArray& content_range)> begin;
-    std::function<bool(const QByteArray& data)> write;  // false: stop (cannot write)
-};
-
-class HttpClient {
-public:
-    HttpClient(const QString& endpoint, QString token, const DownloadCallbacks& cb, std::function<void()> tick)
-        : endpoint_(QUrl(endpoint)), token_(std::move(token)), cb_(cb), tick_(std::move(tick)) {
-        static const bool proxies = [] {
-            QNetworkProxyFactory::setUseSystemConfiguration(true);  // http(s)_proxy, no_proxy
-            return true;
-        }();
-        (void)proxies;
-        nam_.setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
-    }
-
-    Response get(QUrl url, qint64 range_from, const Sink* sink) {
-        Response r;
-        for (int hop = 0; hop < 10; ++hop) {
-            QNetworkRequest req(url);
-            req.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
-            req.setTransferTimeout(kStallTimeoutMs);
-            req.setHeader(QNetworkRequest::UserAgentHeader, QByteArray("precis/") + PRECIS_VERSION);
-            // The token goes to the Hub only, never to the storage it redirects to.
-            if (!token_.isEmpty() && url.host() == endpoint_.host() && url.port() == endpoint_.port() &&
-                url.scheme() == endpoint_.scheme())
-                req.setRawHeader("Authorization", "Bearer " + token_.toUtf8());
-            if (range_from > 0) req.setRawHeader("Range", "bytes=" + QByteArray::number(range_from) + "-");
-            QNetworkReply* reply = nam_.get(req);
-            // Back-pressure: without a limit Qt reads the whole body into memory whenever the
-            // network outruns the disk and the hash (measured: 450 MB resident for a 400 MB file).
-            if (sink) reply->setReadBufferSize(qint64(kByteProgressChunk));
-            bool streaming = false;
-            auto status_of = [reply] { return reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(); };
-            auto pump = [&] {
-                if (r.aborted || r.sink_failed) return;
-                const int status = status_of();
-                if (!sink || status < 200 || status >= 300) return;  // small answers are read at the end
-                if (!streaming) {
-                    streaming = true;
-                    sink->begin(status, reply->rawHeader("Content-Range"));
-                }
-                const QByteArray data = reply->readAll();
-                if (!data.isEmpty() && !sink->write(data)) {
-                    r.sink_failed = true;
-                    reply->abort();
-                }
-            };
-            QObject::connect(reply, &QNetworkReply::readyRead, reply, pump);
-            QEventLoop loop;
-            QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-            QTimer timer;
-            timer.setInterval(100);
-            QObject::connect(&timer, &QTimer::timeout, &loop, [&] {
-                if (cb_.should_abort && cb_.should_abort() && !r.aborted) {
-                    r.aborted = true;
-                    reply->abort();
-                }
-                if (tick_) tick_();
-            });
-            timer.start();
-            if (!reply->isFinished()) loop.exec();
-            timer.stop();
-            if (!r.aborted && !r.sink_failed) pump();  // whatever is left in the buffer
-            const int status = status_of();
-            if (hop == 0) {
-                r.repo_commit = reply->rawHeader("X-Repo-Commit");
-                r.linked_etag = reply->rawHeader("X-Linked-Etag");
-                r.linked_size = reply->rawHeader("X-Linked-Size");
-                r.error_code = reply->rawHeader("X-Error-Code");
-                r.error_message = reply->rawHeader("X-Error-Message");
-            }
-            if (!r.aborted && !r.sink_failed && status >= 300 && status < 400 && status != 304) {
-                const QByteArray location = reply->rawHeader("Location");
-                reply->disconnect();
-                delete reply;
-                if (location.isEmpty()) {
-                    r.status = status;
-                    r.error_text = QStringLiteral("a redirect without a Location");
-                    return r;
-                }
-                url = url.resolved(QUrl::fromEncoded(location));
-                continue;
-            }
-            r.status = status;
-            r.error = reply->error();
-            r.error_text = reply->errorString();
-            if (!streaming) r.body = reply->readAll();
-            reply->disconnect();
-            delete reply;
-            return r;
-        }
-        r.status = 0;
-        r.error = QNetworkReply::TooManyRedirectsError;
-        r.error_text = QStringLiteral("too many redirects");
-        return r;
-    }
-
-    const QUrl& endpoint() const { return endpoint_; }
-    bool has_token() const { return !token_.isEmpty(); }
-
-private:
-    QNetworkAccessManager nam_;
-    QUrl endpoint_;
-    QString token_;
-    const DownloadCallbacks& cb_;
-    std::function<void()> tick_;
-};
-
 // One sentence for an answer that is not the file or list asked for. `what`: "the file
 // list of owner/name", "config.json of owner/name".
-[[noreturn]] void throw_for(const Response& r, const HttpClient& http, const QString& repo, const QString& revision,
+[[noreturn]] void throw_for(const Response& r, const HubHttpClient& http, const QString& repo, const QString& revision,
                             const QString& what) {
     if (r.aborted) throw Cancelled();
     const std::string host = s(http.endpoint().host());
@@ -284,7 +154,7 @@ qint64 size_or_zero(const fs::path& p) {
 }
 
 struct FileJob {
-    HttpClient& http;
+    HubHttpClient& http;
     const DownloadRequest& req;
     const HubRepoInfo& info;
     Meter& meter;
@@ -483,7 +353,7 @@ std::vector<HubFile> files_precis_needs(const HubRepoInfo& info) {
 
 namespace {
 
-HubRepoInfo fetch_repo_info_with(HttpClient& http, const QString& repo, const QString& revision) {
+HubRepoInfo fetch_repo_info_with(HubHttpClient& http, const QString& repo, const QString& revision) {
     const QUrl url = QUrl::fromEncoded((http.endpoint().toString() + "/api/models/" + repo + "/revision/" +
                                         encode_segment(revision) + "?blobs=true")
                                            .toUtf8(),
@@ -518,7 +388,7 @@ HubRepoInfo fetch_repo_info_with(HttpClient& http, const QString& repo, const QS
 
 HubRepoInfo fetch_repo_info(const QString& endpoint, const QString& repo, const QString& revision,
                             const QString& token, const DownloadCallbacks& cb) {
-    HttpClient http(endpoint, token, cb, {});
+    HubHttpClient http(endpoint, token, cb.should_abort, {});
     return fetch_repo_info_with(http, repo, revision);
 }
 
@@ -553,7 +423,7 @@ DownloadResult download_model(const DownloadRequest& request, const DownloadCall
 
     DownloadResult result;
     Meter meter(cb);
-    HttpClient http(req.endpoint, req.token, cb, [&] { meter.report(); });
+    HubHttpClient http(req.endpoint, req.token, cb.should_abort, [&] { meter.report(); });
     meter.report();
     const HubRepoInfo info = fetch_repo_info_with(http, req.repo, req.revision);
     const std::vector<HubFile> files = files_precis_needs(info);
