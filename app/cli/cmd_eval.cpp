@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "engine/io/json_file.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -43,6 +44,7 @@ int cmd_eval(const Args& raw) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         if (limit && n >= limit) break;
         nlohmann::json j;
+        check_json_depth(line, *input + " line " + std::to_string(line_no));
         try {
             j = nlohmann::json::parse(line);
         } catch (const nlohmann::json::exception&) {

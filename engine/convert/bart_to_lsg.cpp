@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/checked.h"
+#include "engine/io/json_file.h"
+#include "engine/io/regular_file.h"
 #include "engine/io/safetensors.h"
 #include "engine/io/temp_sibling.h"
 
@@ -69,8 +72,7 @@ int64_t default_mask_id(int64_t vocab) { return vocab >= 50265 ? 50264 : vocab -
 
 int64_t mask_token_id_from_tokenizer(const fs::path& dir) {
     auto read = [](const fs::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        return in ? json::parse(in, nullptr, false) : json();
+        return read_json_file(p, "the tokenizer file '" + p.string() + "'", kMaxTokenizerFileBytes);
     };
     if (fs::exists(dir / "tokenizer.json")) {
         json j = read(dir / "tokenizer.json");
@@ -262,12 +264,7 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
     if (cfg.is_lsg)
         throw Error("model folder '" + src.string() + "' is already an LSG model (" + cfg.architecture +
                     "); only plain BART checkpoints can be converted");
-    json cfg_json;
-    {
-        std::ifstream in(cfg_path, std::ios::binary);
-        cfg_json = json::parse(in, nullptr, false);
-        if (cfg_json.is_discarded()) throw Error("config file '" + cfg_path.string() + "' is not valid JSON");
-    }
+    json cfg_json = read_json_file(cfg_path, "config file '" + cfg_path.string() + "'", kMaxConfigJsonBytes);
 
     ConversionOptions o = opts;
     if (o.mask_id < 0) {

@@ -1,9 +1,11 @@
 #include "engine/io/checkpoint.h"
 
-#include <fstream>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/json_file.h"
+#include "engine/io/regular_file.h"
 #include "engine/io/safetensors.h"
 #include "engine/io/torch_pickle.h"
 
@@ -64,11 +66,11 @@ void add_all(WeightMap& w, std::map<std::string, Tensor>&& tensors, const fs::pa
 }
 
 void load_sharded(WeightMap& w, const fs::path& index_file, Loader load) {
-    std::ifstream in(index_file);
-    if (!in) throw Error("cannot open shard index '" + index_file.string() + "'");
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        throw Error("shard index '" + index_file.string() + "' is not a valid JSON object");
+    const std::string subject = "shard index '" + index_file.string() + "'";
+    const std::string text = read_regular_file(index_file, subject, kMaxIndexJsonBytes);
+    check_json_depth(text, subject);
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw Error(subject + " is not a valid JSON object");
     auto wm = j.find("weight_map");
     if (wm == j.end() || !wm->is_object() || wm->empty())
         throw Error("shard index '" + index_file.string() + "' has no \"weight_map\" object");

@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/checked.h"
 #include "engine/core/error.h"
+#include "engine/io/json_file.h"
+#include "engine/io/regular_file.h"
 #include "engine/tokenizer/utf8.h"
 
 namespace precis {
@@ -22,20 +25,11 @@ namespace {
 constexpr size_t kMaxCacheEntries = 200000;
 
 std::string read_file(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error("cannot open the tokenizer file " + file.string() + ".");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_regular_file(file, "the tokenizer file " + file.string(), kMaxTokenizerFileBytes);
 }
 
 json parse_json_file(const fs::path& file) {
-    const std::string text = read_file(file);
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        throw Error("the tokenizer file " + file.string() + " is not valid JSON (" + e.what() + ").");
-    }
+    return parse_json_text(read_file(file), "the tokenizer file " + file.string());
 }
 
 [[noreturn]] void bad_structure(const fs::path& file, const std::string& problem) {
