@@ -308,7 +308,10 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
                                         "merges.txt", "tokenizer_config.json", "special_tokens_map.json",
                                         "added_tokens.json"};
         for (const char* f : kCopied)
-            if (fs::exists(src / f)) fs::copy_file(src / f, tmp / f);
+            if (fs::exists(src / f)) {
+                require_regular_file(src / f, quoted_path(src / f));
+                fs::copy_file(src / f, tmp / f);
+            }
         for (const auto& e : fs::directory_iterator(src))
             if (e.is_regular_file() && e.path().extension() == ".model") fs::copy_file(e.path(), tmp / e.path().filename());
         if (fs::exists(dst)) fs::remove(dst);  // an empty folder, checked above
