@@ -65,7 +65,11 @@ AttentionOptions attention_from_flags(const Model& model, const Arguments& args)
     if (auto v = args.int_value("--fovea-block-size")) a.fovea.block_size = *v;
     if (auto v = args.int_value("--fovea-wing")) a.fovea.wing = *v;
     if (auto v = args.int_value("--fovea-stop-level")) a.fovea.stop_level = *v;
-    check(a.fovea.block_size > 0 && a.fovea.wing > 0, "Fovea block size and wing must be positive");
+    check(a.fovea.block_size > 0 && a.fovea.block_size <= kMaxLsgBlock,
+          "--fovea-block-size must be between 1 and " + std::to_string(kMaxLsgBlock) + ", not " +
+              std::to_string(a.fovea.block_size));
+    check(a.fovea.wing > 0 && a.fovea.wing <= 1024,
+          "--fovea-wing must be between 1 and 1024, not " + std::to_string(a.fovea.wing));
     return a;
 }
 
@@ -74,7 +78,8 @@ LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& arg
     LoadOptions lo;
     lo.tokenizer_dir = where.tokenizer_dir;
     if (auto v = args.int_value("--max-positions")) {
-        check(*v > 0, "--max-positions must be positive");
+        check(*v > 0 && *v <= kMaxPositionsLimit, "--max-positions must be between 1 and " +
+                                                      std::to_string(kMaxPositionsLimit) + ", not " + std::to_string(*v));
         lo.max_positions = *v;
     }
     const bool want_lsg = args.value("--attention").value_or("") == "lsg";

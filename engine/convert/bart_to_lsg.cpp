@@ -154,8 +154,9 @@ LsgSettings lsg_settings_from_options(const ConversionOptions& o, const std::str
     s.mask_first_token = o.mask_first_token;
     s.lsh_num_pre_rounds = o.lsh_num_pre_rounds;
     s.validate(where);
-    if (o.max_positions < 1 || o.max_positions > (1 << 24))
-        throw Error(where + ": max_positions must be between 1 and 16777216, not " + std::to_string(o.max_positions));
+    if (o.max_positions < 1 || o.max_positions > kMaxPositionsLimit)
+        throw Error(where + ": max_positions must be between 1 and " + std::to_string(kMaxPositionsLimit) + ", not " +
+                    std::to_string(o.max_positions));
     if (o.stride < 1 || o.stride > kGlobalRows)
         throw Error(where + ": the global positional stride must be between 1 and 512, not " + std::to_string(o.stride));
     return s;
@@ -242,6 +243,12 @@ WeightMap convert_bart_to_lsg(const WeightMap& bart, const ModelConfig& cfg, con
 
     WeightMap out(bart.source());
     for (const auto& [name, t] : bart) out.insert(name, t);
+    {  // both tiled tables, before either is allocated
+        const std::string what = "converting model folder '" + src + "' to " + std::to_string(opts.max_positions) +
+                                 " positions";
+        const uint64_t row = checked_mul(uint64_t(D), uint64_t(dtype_size(enc_pos.dtype())), what);
+        require_memory(checked_mul(checked_mul(uint64_t(opts.max_positions) + 2, row, what), uint64_t(2), what), what);
+    }
     out.insert(kEncPos, tile_positions(enc_pos, opts.max_positions, kEncPos, src));
     out.insert(kDecPos, tile_positions(dec_pos, opts.max_positions, kDecPos, src));
     out.insert(kGlobal, store(global, {kGlobalRows, D}, enc_pos.dtype()));

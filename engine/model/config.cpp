@@ -40,6 +40,11 @@ void LsgSettings::validate(const std::string& where) const {
     const std::string B = std::to_string(block_size), SB = std::to_string(sparse_block_size),
                       f = std::to_string(sparsity_factor);
     if (block_size <= 0) bad("block_size must be positive, not " + B);
+    // Attention works on blocks of B x (several B) scores: far beyond any trained setting
+    // (32 to 512), a block size only asks for gigabytes.
+    if (block_size > kMaxLsgBlock) bad("block_size must be at most " + std::to_string(kMaxLsgBlock) + ", not " + B);
+    if (sparse_block_size > kMaxLsgBlock)
+        bad("sparse_block_size must be at most " + std::to_string(kMaxLsgBlock) + ", not " + SB);
     if (sparse_block_size < 0) bad("sparse_block_size must not be negative, not " + SB);
     if (sparsity_factor <= 0) bad("sparsity_factor must be positive, not " + f);
     if (num_global_tokens < 1 || num_global_tokens > 512)
@@ -186,7 +191,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& where) {
     c.decoder_heads = int(k.integer("decoder_attention_heads", 1, 1024));
     c.encoder_ffn_dim = int(k.integer("encoder_ffn_dim", 1, kMaxDim));
     c.decoder_ffn_dim = int(k.integer("decoder_ffn_dim", 1, kMaxDim));
-    c.max_position_embeddings = int(k.integer("max_position_embeddings", 1, int64_t(1) << 24));
+    c.max_position_embeddings = int(k.integer("max_position_embeddings", 1, kMaxPositionsLimit));
     if (c.d_model % c.encoder_heads != 0)
         k.fail("d_model " + std::to_string(c.d_model) + " is not divisible by encoder_attention_heads " +
                std::to_string(c.encoder_heads));
