@@ -4,6 +4,7 @@
 
 #include "app/batch/batch_runner.h"
 #include "app/cli/commands.h"
+#include "app/file_names.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -29,7 +30,7 @@ int cmd_batch(const Args& raw) {
     Summarizer summarizer(run.model, backend);
 
     BatchOptions opts;
-    opts.root = QString::fromStdString(args.positional()[0]);
+    opts.root = path_from_native(args.positional()[0]);  // file names are bytes (app/file_names.h)
     opts.recursive = args.flag("--recursive");
     opts.retry_failed = args.flag("--retry-failed");
     opts.summarize = summarizer.default_options();
@@ -63,7 +64,7 @@ int cmd_batch(const Args& raw) {
         return line;
     };
     cb.on_file_started = [&](int finished, int total, const QString& path) {
-        current = path.toStdString();
+        current = display_utf8(path);
         finished_count = finished;
         total_count = total;
         progress_line(file_line());
@@ -71,7 +72,7 @@ int cmd_batch(const Args& raw) {
     cb.on_file_finished = [&](const QString& path, bool ok, const QString& error) {
         progress_done();
         std::cerr << "[" << finished_count + 1 << "/" << total_count << "] " << (ok ? "done    " : "FAILED  ")
-                  << path.toStdString() << (ok ? "" : "\n          " + error.toStdString()) << "\n";
+                  << display_utf8(path) << (ok ? "" : "\n          " + error.toStdString()) << "\n";
     };
     cb.run = progress_callbacks("");
     cb.run.progress = [&](RunStage stage, int done, int total) {
@@ -87,7 +88,7 @@ int cmd_batch(const Args& raw) {
     if (report.cancelled) std::cerr << "; cancelled, run the same command again to resume";
     std::cerr << "\n";
     for (const BatchFailure& f : report.failures)
-        std::cerr << "  failed: " << f.path.toStdString() << "\n          " << f.reason.toStdString() << "\n";
+        std::cerr << "  failed: " << display_utf8(f.path) << "\n          " << f.reason.toStdString() << "\n";
     if (report.cancelled) return 130;
     return report.failures.empty() ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "app/file_names.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -38,17 +39,19 @@ int cmd_summarize(const Args& raw) {
     const bool json = args.flag("--json");
     int failures = 0;
     for (const std::string& file : args.positional()) {
+        // File names are bytes: opened as given, shown with odd bytes escaped (app/file_names.h).
+        const std::string shown = display_utf8(path_from_native(file));
         try {
-            IngestedDocument doc = ingest_file(QString::fromStdString(file), ingest_opts);
-            for (const QString& note : doc.notes) std::cerr << "precis: " << file << ": " << note.toStdString() << "\n";
-            SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(file));
+            IngestedDocument doc = ingest_file(path_from_native(file), ingest_opts);
+            for (const QString& note : doc.notes) std::cerr << "precis: " << shown << ": " << note.toStdString() << "\n";
+            SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(shown));
             progress_done();
             if (r.truncated)
-                std::cerr << "precis: " << file << ": read the first " << r.tokens_read << " of " << r.input_tokens
+                std::cerr << "precis: " << shown << ": read the first " << r.tokens_read << " of " << r.input_tokens
                           << " tokens (the model's limit); the rest was not summarized\n";
             if (json) {
                 nlohmann::json o;
-                o["file"] = file;
+                o["file"] = shown;
                 o["title"] = doc.title.toStdString();
                 o["summary"] = r.text;
                 o["summary_ids"] = r.ids;
@@ -64,7 +67,7 @@ int cmd_summarize(const Args& raw) {
                 o["parameters"] = describe_options(opts);
                 std::cout << o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
             } else {
-                if (args.positional().size() > 1) std::cout << "== " << file << " ==\n";
+                if (args.positional().size() > 1) std::cout << "== " << shown << " ==\n";
                 std::cout << r.text << "\n";
                 if (args.positional().size() > 1) std::cout << "\n";
                 std::cout.flush();
@@ -72,7 +75,7 @@ int cmd_summarize(const Args& raw) {
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {
-            report_file_failure(file, e);
+            report_file_failure(shown, e);
             ++failures;
         }
     }
