@@ -44,7 +44,10 @@ int cmd_batch(const Args& raw) {
         if (auto labels = args.value("--labels"))
             for (auto& l : split_list(*labels)) opts.classify.candidate_labels.push_back(l);
         if (args.flag("--multi-label")) opts.classify.multi_label = true;
-        if (auto t = args.double_value("--threshold")) opts.classify.threshold = float(*t);
+        if (auto t = args.double_value("--threshold")) {
+            check(*t >= 0 && *t <= 1, "--threshold must be between 0 and 1");
+            opts.classify.threshold = float(*t);
+        }
         opts.classifier = classifier;
     }
 

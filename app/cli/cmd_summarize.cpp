@@ -32,7 +32,10 @@ int cmd_summarize(const Args& raw) {
     SummarizeOptions opts = summarizer.default_options();
     opts.attention = run.attention;
     opts.generation = generation_from_flags(*run.model, args);
-    if (auto v = args.int_value("--max-input-tokens")) opts.max_input_tokens = *v;
+    if (auto v = args.int_value("--max-input-tokens")) {
+        check(*v > 0, "--max-input-tokens must be positive, not " + std::to_string(*v));
+        opts.max_input_tokens = *v;
+    }
 
     IngestOptions ingest_opts;
     if (auto p = args.value("--password")) ingest_opts.password = QString::fromStdString(*p);

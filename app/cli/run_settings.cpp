@@ -100,22 +100,36 @@ GenerationConfig generation_from_flags(const Model& model, const Arguments& args
     GenerationConfig g = model.generation_config();
     if (auto v = args.int_value("--beams")) g.num_beams = *v;
     if (auto v = args.double_value("--length-penalty")) g.length_penalty = *v;
-    if (auto v = args.int_value("--max-length")) {
-        g.max_length = *v;
+    const auto max_length = args.int_value("--max-length");
+    const auto max_new_tokens = args.int_value("--max-new-tokens");
+    if (max_length) {
+        g.max_length = *max_length;
         g.max_new_tokens.reset();
     }
-    if (auto v = args.int_value("--max-new-tokens")) g.max_new_tokens = *v;
+    if (max_new_tokens) g.max_new_tokens = *max_new_tokens;
     if (auto v = args.int_value("--min-length")) g.min_length = *v;
     if (auto v = args.int_value("--no-repeat-ngram")) g.no_repeat_ngram_size = *v;
     if (args.flag("--early-stopping")) g.early_stopping = true;
-    check(g.num_beams >= 1, "--beams must be at least 1");
-    check(g.min_length >= 0, "--min-length must not be negative");
-    check(g.no_repeat_ngram_size >= 0, "--no-repeat-ngram must not be negative");
-    const int max_len = g.max_new_tokens ? *g.max_new_tokens + 1 : g.max_length;
-    check(max_len >= 2, "--max-length must allow at least one generated token");
-    check(max_len <= model.weights().decoder_positions.dim(0) - 2,
-          "--max-length " + std::to_string(max_len) + " exceeds the decoder's " +
-              std::to_string(model.weights().decoder_positions.dim(0) - 2) + " positions");
+    check(g.num_beams >= 1 && g.num_beams <= 1024, "--beams must be between 1 and 1024, not " + std::to_string(g.num_beams));
+    check(g.min_length >= 0, "--min-length must not be negative, not " + std::to_string(g.min_length));
+    check(g.no_repeat_ngram_size >= 0,
+          "--no-repeat-ngram must not be negative, not " + std::to_string(g.no_repeat_ngram_size));
+    // Name the setting the length came from: the option given, else the model's generation config.
+    const int positions = int(model.weights().decoder_positions.dim(0) - 2);
+    if (g.max_new_tokens) {
+        const std::string who = max_new_tokens ? "--max-new-tokens" : "max_new_tokens of the model's generation config";
+        check(*g.max_new_tokens >= 1, who + " must be at least 1, not " + std::to_string(*g.max_new_tokens));
+        check(*g.max_new_tokens < positions,
+              who + " " + std::to_string(*g.max_new_tokens) + " exceeds the decoder's " + std::to_string(positions - 1) +
+                  " generated tokens");
+    } else {
+        const std::string who = max_length ? "--max-length" : "max_length of the model's generation config";
+        check(g.max_length >= 2, who + " must allow at least one generated token (at least 2), not " +
+                                     std::to_string(g.max_length));
+        check(g.max_length <= positions,
+              who + " " + std::to_string(g.max_length) + " exceeds the decoder's " + std::to_string(positions) +
+                  " positions");
+    }
     return g;
 }
 
