@@ -278,7 +278,9 @@ std::unique_ptr<ByteLevelBpeTokenizer> ByteLevelBpeTokenizer::from_vocab_and_mer
     const std::pair<const char*, bool> specials[] = {
         {"<s>", false}, {"<pad>", false}, {"</s>", false}, {"<unk>", false}, {"<mask>", true}};
     for (const auto& [content, lstrip] : specials) {
-        auto it = std::find_if(spec.vocab.begin(), spec.vocab.end(), [&](const auto& e) { return e.first == content; });
+        // Captured by name: clang 14 cannot capture a structured binding.
+        auto it = std::find_if(spec.vocab.begin(), spec.vocab.end(),
+                               [name = content](const auto& e) { return e.first == name; });
         if (it != spec.vocab.end()) spec.added_tokens.push_back({content, it->second, lstrip, false, true});
     }
     spec.unk_token = "<unk>";
