@@ -3,8 +3,8 @@
 #include <unistd.h>
 
 #include <QCoreApplication>
-#include <QFileInfo>
 #include <cstdlib>
+#include <filesystem>
 
 #include "app/cli/commands.h"
 #include "ui/gui_main.h"
@@ -17,7 +17,9 @@ int main(int argc, char** argv) {
         setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
         execv("/proc/self/exe", argv);  // only returns on failure: then run as we are
     }
-    if (argc > 1 && (precis::cli::is_command(argv[1]) || !QFileInfo::exists(QString::fromLocal8Bit(argv[1])))) {
+    // A file name is bytes: ask the file system with them (Qt would decode them lossily).
+    std::error_code ec;
+    if (argc > 1 && (precis::cli::is_command(argv[1]) || !std::filesystem::exists(argv[1], ec))) {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName("precis");
         return precis::cli::run_cli(argc, argv);

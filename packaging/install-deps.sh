@@ -13,6 +13,11 @@ PACKAGES=(
   dpkg-dev file desktop-file-utils appstream groff-base
 )
 
+# Only for the libFuzzer targets (tools/fuzz.sh): clang, its fuzzer runtime and OpenMP.
+if [ "${PRECIS_FUZZ:-0}" = 1 ]; then
+  PACKAGES+=(clang libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev)
+fi
+
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

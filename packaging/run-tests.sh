@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything (CUDA code
 # included when the toolkit exists) and runs the whole test suite. GPU tests skip
-# cleanly on machines without a GPU.
+# cleanly on machines without a GPU. Then the same suite again, built with
+# AddressSanitizer and UndefinedBehaviorSanitizer (CUDA off): any report fails the run.
+# PRECIS_SKIP_SANITIZERS=1 skips that second pass (for a quick local run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
@@ -10,3 +12,16 @@ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" -j"$(nproc)"
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 900
+
+if [ "${PRECIS_SKIP_SANITIZERS:-0}" != 1 ]; then
+  SAN_DIR="${PRECIS_SANITIZE_BUILD_DIR:-build-sanitize}"
+  start=$(date +%s)
+  cmake -S . -B "$SAN_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPRECIS_SANITIZE=ON -DPRECIS_WITH_CUDA=OFF
+  cmake --build "$SAN_DIR" -j"$(nproc)"
+  export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  export LSAN_OPTIONS="suppressions=$PWD/packaging/sanitizers/lsan.supp:print_suppressions=0"
+  # The package test builds a .deb from the normal build; it has nothing to add here.
+  ctest --test-dir "$SAN_DIR" --output-on-failure -j"$(nproc)" --timeout 1800 -E packaging_deb_test
+  echo "sanitizer build and suite: $(( $(date +%s) - start )) s"
+fi

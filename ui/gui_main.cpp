@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "app/file_names.h"
 #include "app/library/library_error.h"
 #include "ui/main_window.h"
 
@@ -36,8 +37,9 @@ int run_gui(int argc, char** argv) {
         return 1;
     }
     window->show();
-    // Files named on the command line (the desktop entry's %F) open like File > Open.
-    for (int i = 1; i < argc; ++i) window->open_file(QString::fromLocal8Bit(argv[i]));
+    // Files named on the command line (the desktop entry's %F) open like File > Open; their
+    // names are bytes, kept exactly (app/file_names.h).
+    for (int i = 1; i < argc; ++i) window->open_file(path_from_native(std::string_view(argv[i])));
     return app.exec();
 }
 

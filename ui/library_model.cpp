@@ -3,6 +3,8 @@
 #include <QFileInfo>
 #include <QLocale>
 
+#include "app/file_names.h"
+
 namespace precis::ui {
 
 LibraryModel::LibraryModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -40,7 +42,7 @@ QVariant LibraryModel::data(const QModelIndex& index, int role) const {
     if (role == DocumentIdRole) return d.id;
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
-            case TitleColumn: return d.title.isEmpty() ? QFileInfo(d.path).fileName() : d.title;
+            case TitleColumn: return d.title.isEmpty() ? path_for_display(QFileInfo(d.path).fileName()) : d.title;
             case PagesColumn: return d.pages > 0 ? QVariant(d.pages) : QVariant(QStringLiteral("text"));
             case SummariesColumn: return item.summary_count;
             case AddedColumn: return QLocale().toString(d.added_at.toLocalTime(), QLocale::ShortFormat);
@@ -48,7 +50,7 @@ QVariant LibraryModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::ToolTipRole) {
         QString tip = QStringLiteral("<b>%1</b><br>%2<br>Added %3")
-                          .arg(d.title.toHtmlEscaped(), d.path.toHtmlEscaped(),
+                          .arg(d.title.toHtmlEscaped(), path_for_display(d.path).toHtmlEscaped(),
                                QLocale().toString(d.added_at.toLocalTime(), QLocale::ShortFormat));
         if (!item.labels.isEmpty()) tip += QStringLiteral("<br>Labels: %1").arg(item.labels.join(", ").toHtmlEscaped());
         if (item.latest_summary)

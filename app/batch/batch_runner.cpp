@@ -1,13 +1,12 @@
 #include "app/batch/batch_runner.h"
 
-#include <QDir>
-#include <QDirIterator>
-#include <QFileInfo>
+#include <filesystem>
 #include <QJsonDocument>
 
 #include <nlohmann/json.hpp>
 
 #include "app/batch/records.h"
+#include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "engine/model/model.h"
@@ -15,12 +14,36 @@
 namespace precis {
 
 QStringList list_documents(const QString& root, bool recursive) {
+    namespace fs = std::filesystem;
+    // std::filesystem, not QDirIterator: names come as bytes, so one that is not UTF-8 is
+    // listed exactly (app/file_names.h) instead of being mangled into a file that does not
+    // exist. Unreadable files and entries that are not regular files are listed too, so
+    // the run reports each as FAILED with its reason rather than dropping it unseen.
     QStringList files;
-    QDirIterator it(root, QDir::Files | QDir::Readable | QDir::NoDotAndDotDot,
-                    recursive ? QDirIterator::Subdirectories : QDirIterator::NoIteratorFlags);
-    while (it.hasNext()) {
-        const QString f = it.next();
-        if (is_supported_document(f)) files << QFileInfo(f).absoluteFilePath();
+    std::error_code ec;
+    const fs::path base = fs::absolute(native_path(root), ec).lexically_normal();
+    const auto options = fs::directory_options::skip_permission_denied;
+    auto consider = [&](const fs::directory_entry& e) {
+        std::error_code ignored;
+        if (e.is_directory(ignored)) return;
+        const QString path = path_from_fs(e.path());
+        if (is_supported_document(path)) files << absolute_clean_path(path);
+    };
+    auto hidden = [](const fs::path& p) { return p.filename().native().rfind('.', 0) == 0; };
+    if (recursive) {
+        fs::recursive_directory_iterator it(base, options, ec), end;
+        for (; !ec && it != end; it.increment(ec)) {
+            if (hidden(it->path())) {
+                if (it->is_directory(ec)) it.disable_recursion_pending();
+                ec.clear();
+                continue;
+            }
+            consider(*it);
+        }
+    } else {
+        fs::directory_iterator it(base, options, ec), end;
+        for (; !ec && it != end; it.increment(ec))
+            if (!hidden(it->path())) consider(*it);
     }
     files.sort();
     return files;
@@ -29,9 +52,10 @@ QStringList list_documents(const QString& root, bool recursive) {
 BatchReport run_batch(Library& library, const Summarizer* summarizer, const BatchOptions& opts,
                       const BatchCallbacks& cb) {
     if (!opts.extractive && !summarizer) throw Error("a neural batch run needs a model");
-    const QFileInfo root_info(opts.root);
-    if (!root_info.isDir()) throw Error("batch folder " + opts.root.toStdString() + " does not exist or is not a folder");
-    const QString root = root_info.absoluteFilePath();
+    std::error_code ec;
+    if (!std::filesystem::is_directory(native_path(opts.root), ec))
+        throw Error("batch folder " + display_utf8(opts.root) + " does not exist or is not a folder");
+    const QString root = absolute_clean_path(opts.root);
     const QStringList files = list_documents(root, opts.recursive);
 
     // The job is identified by its folder and settings: the same command resumes it.
@@ -93,7 +117,7 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
             break;
         } catch (const std::exception& e) {
             QString reason = QString::fromUtf8(e.what());
-            if (dynamic_cast<const IngestError*>(&e) == nullptr) reason = path + ": " + reason;
+            if (dynamic_cast<const IngestError*>(&e) == nullptr) reason = path_for_display(path) + ": " + reason;
             library.mark_item_failed(report.job_id, path, reason);
             report.failures.push_back({path, reason});
             if (cb.on_file_finished) cb.on_file_finished(path, false, reason);

@@ -21,6 +21,7 @@
 #include "app/cli/bench_extractive.h"
 #include "app/cli/method_flags.h"
 #include "app/extractive/extractive_summarizer.h"
+#include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "engine/core/error.h"
 
@@ -47,7 +48,7 @@ QString prefix(const QString& text, double share) {
 // In the child: one file, one share, `repeat` runs; one JSON line on stdout.
 nlohmann::json measure_in_this_process(const std::string& file, double share, const extractive::ExtractiveOptions& options,
                                        int repeat) {
-    const IngestedDocument doc = ingest_file(QString::fromStdString(file));
+    const IngestedDocument doc = ingest_file(path_from_native(file));
     const QString text = prefix(doc.text, share);
     const double before = peak_rss_mb();
     std::vector<double> times;

@@ -6,6 +6,7 @@
 #include "app/batch/batch_runner.h"
 #include "app/cli/commands.h"
 #include "app/cli/method_flags.h"
+#include "app/file_names.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -29,7 +30,7 @@ int cmd_batch(const Args& raw) {
     auto backend = backend_from_flags(args, &device);
     std::unique_ptr<Summarizer> summarizer;
     BatchOptions opts;
-    opts.root = QString::fromStdString(args.positional()[0]);
+    opts.root = path_from_native(args.positional()[0]);  // file names are bytes (app/file_names.h)
     opts.recursive = args.flag("--recursive");
     opts.retry_failed = args.flag("--retry-failed");
     opts.extractive = choice.method == SummaryMethod::Extractive;
@@ -50,7 +51,10 @@ int cmd_batch(const Args& raw) {
         if (auto labels = args.value("--labels"))
             for (auto& l : split_list(*labels)) opts.classify.candidate_labels.push_back(l);
         if (args.flag("--multi-label")) opts.classify.multi_label = true;
-        if (auto t = args.double_value("--threshold")) opts.classify.threshold = float(*t);
+        if (auto t = args.double_value("--threshold")) {
+            check(*t >= 0 && *t <= 1, "--threshold must be between 0 and 1");
+            opts.classify.threshold = float(*t);
+        }
         opts.classifier = classifier;
     }
 
@@ -70,7 +74,7 @@ int cmd_batch(const Args& raw) {
         return line;
     };
     cb.on_file_started = [&](int finished, int total, const QString& path) {
-        current = path.toStdString();
+        current = display_utf8(path);
         finished_count = finished;
         total_count = total;
         progress_line(file_line());
@@ -78,7 +82,7 @@ int cmd_batch(const Args& raw) {
     cb.on_file_finished = [&](const QString& path, bool ok, const QString& error) {
         progress_done();
         std::cerr << "[" << finished_count + 1 << "/" << total_count << "] " << (ok ? "done    " : "FAILED  ")
-                  << path.toStdString() << (ok ? "" : "\n          " + error.toStdString()) << "\n";
+                  << display_utf8(path) << (ok ? "" : "\n          " + error.toStdString()) << "\n";
     };
     cb.run = progress_callbacks("");
     cb.run.progress = [&](RunStage stage, int done, int total) {
@@ -94,7 +98,7 @@ int cmd_batch(const Args& raw) {
     if (report.cancelled) std::cerr << "; cancelled, run the same command again to resume";
     std::cerr << "\n";
     for (const BatchFailure& f : report.failures)
-        std::cerr << "  failed: " << f.path.toStdString() << "\n          " << f.reason.toStdString() << "\n";
+        std::cerr << "  failed: " << display_utf8(f.path) << "\n          " << f.reason.toStdString() << "\n";
     if (report.cancelled) return 130;
     return report.failures.empty() ? 0 : 1;
 }

@@ -143,6 +143,8 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     auto be = backend_from_flags(args, &device);
     const int repeat = args.int_value("--repeat").value_or(3);
     const int new_tokens = args.int_value("--new-tokens").value_or(32);
+    check(repeat >= 1, "--repeat must be at least 1, not " + std::to_string(repeat));
+    check(new_tokens >= 1, "--new-tokens must be at least 1, not " + std::to_string(new_tokens));
     const ModelConfig& c = model->config();
 
     std::mt19937 rng(7);
@@ -223,7 +225,8 @@ int cmd_bench(const Args& raw) {
         } catch (const std::exception&) {
             throw Error("--lengths needs comma-separated integers, not '" + s + "'");
         }
-        check(lengths.back() >= 4, "--lengths entries must be at least 4 tokens");
+        check(lengths.back() >= 4 && lengths.back() <= kMaxPositionsLimit,
+              "--lengths entries must be between 4 and " + std::to_string(kMaxPositionsLimit) + " tokens, not " + s);
     }
     if (args.flag("--child")) {  // one length, one JSON line, in this process
         std::cout << bench_one(args, lengths.at(0)).dump() << std::endl;

@@ -6,6 +6,7 @@
 
 #include "app/batch/records.h"
 #include "app/cli/commands.h"
+#include "app/file_names.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -47,9 +48,11 @@ int cmd_classify(const Args& raw) {
 
     int failures = 0;
     for (const std::string& file : args.positional()) {
+        // File names are bytes: opened as given, shown with odd bytes escaped (app/file_names.h).
+        const std::string shown = display_utf8(path_from_native(file));
         try {
-            IngestedDocument doc = ingest_file(QString::fromStdString(file), ingest_opts);
-            ClassificationResult r = classifier.classify(doc.text.toStdString(), opts, progress_callbacks(file));
+            IngestedDocument doc = ingest_file(path_from_native(file), ingest_opts);
+            ClassificationResult r = classifier.classify(doc.text.toStdString(), opts, progress_callbacks(shown));
             progress_done();
             if (library) {
                 const qint64 id = library->add_or_get_document(doc);
@@ -57,7 +60,7 @@ int cmd_classify(const Args& raw) {
             }
             if (args.flag("--json")) {
                 nlohmann::json o;
-                o["file"] = file;
+                o["file"] = shown;
                 o["model"] = run.model->name();
                 o["multi_label"] = r.multi_label;
                 o["zero_shot"] = r.zero_shot;
@@ -71,7 +74,7 @@ int cmd_classify(const Args& raw) {
                 o["scores"] = scores;
                 std::cout << o.dump() << std::endl;
             } else {
-                if (args.positional().size() > 1) std::cout << "== " << file << " ==\n";
+                if (args.positional().size() > 1) std::cout << "== " << shown << " ==\n";
                 for (const LabelScore& s : r.scores) {
                     const bool chosen = std::find(r.predicted.begin(), r.predicted.end(), s.label) != r.predicted.end();
                     std::printf("%s %-24s %.4f\n", chosen ? "*" : " ", s.label.c_str(), double(s.score));
@@ -81,7 +84,7 @@ int cmd_classify(const Args& raw) {
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {
-            report_file_failure(file, e);
+            report_file_failure(shown, e);
             ++failures;
         }
     }

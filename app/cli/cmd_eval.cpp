@@ -13,6 +13,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/method_flags.h"
 #include "app/extractive/extractive_summarizer.h"
+#include "engine/io/json_file.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -73,6 +74,7 @@ int cmd_eval(const Args& raw) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         if (limit && n >= limit) break;
         nlohmann::json j;
+        check_json_depth(line, *input + " line " + std::to_string(line_no));
         try {
             j = nlohmann::json::parse(line);
         } catch (const nlohmann::json::exception&) {

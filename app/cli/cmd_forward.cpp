@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/commands.h"
+#include "engine/io/json_file.h"
 #include "engine/core/error.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
@@ -64,14 +65,7 @@ int cmd_forward(const Args& raw) {
     auto out = args.value("--out");
     if (!model_dir || !input || !out) throw Error("precis forward needs --model DIR, --input IN.json and --out OUT.safetensors");
 
-    std::ifstream f(*input);
-    if (!f) throw Error("cannot read " + *input);
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(f);
-    } catch (const nlohmann::json::exception& e) {
-        throw Error(*input + " is not valid JSON (" + e.what() + ")");
-    }
+    const nlohmann::json j = read_json_file(*input, "input file '" + *input + "'", uint64_t(256) << 20);
     ModelLocation where{*model_dir, {}, false, "--model"};
     LoadedRun run = load_model_with_flags(where, args, false);
     std::string device;

@@ -6,6 +6,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "app/library/library.h"
+#include "app/file_names.h"
 #include "app/paths.h"
 #include "engine/core/error.h"
 
@@ -41,7 +42,7 @@ int cmd_library(const Args& raw) {
     if (sub == "list") {
         if (auto label = args.value("--label")) {
             for (const DocumentInfo& d : lib.documents_with_label(QString::fromStdString(*label)))
-                std::cout << d.id << "\t" << one_line(d.title, 60) << "\t" << d.path.toStdString() << "\n";
+                std::cout << d.id << "\t" << one_line(d.title, 60) << "\t" << display_utf8(d.path) << "\n";
             return 0;
         }
         for (const DocumentListItem& item : lib.documents()) {
@@ -57,7 +58,7 @@ int cmd_library(const Args& raw) {
         auto doc = lib.document(parse_id(pos[1]));
         if (!doc) throw Error("library " + db.toStdString() + " has no document " + pos[1]);
         std::cout << "document " << doc->id << ": " << doc->title.toStdString() << "\n"
-                  << "file:     " << doc->path.toStdString() << "\n"
+                  << "file:     " << display_utf8(doc->path) << "\n"
                   << "pages:    " << doc->pages << ", " << doc->text.size() << " characters, " << doc->encoding.toStdString() << "\n";
         for (const ClassificationRecord& c : lib.classifications_for(doc->id))
             std::cout << "label:    " << c.label.toStdString() << " " << c.score << " (" << c.model_name.toStdString() << ")\n";

@@ -11,6 +11,7 @@
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "app/extractive/extractive_summarizer.h"
+#include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
@@ -122,7 +123,10 @@ int cmd_summarize(const Args& raw) {
         opts = summarizer->default_options();
         opts.attention = run->attention;
         opts.generation = generation_from_flags(*run->model, args);
-        if (auto v = args.int_value("--max-input-tokens")) opts.max_input_tokens = *v;
+        if (auto v = args.int_value("--max-input-tokens")) {
+            check(*v > 0, "--max-input-tokens must be positive, not " + std::to_string(*v));
+            opts.max_input_tokens = *v;
+        }
     }
 
     IngestOptions ingest_opts;
@@ -131,17 +135,19 @@ int cmd_summarize(const Args& raw) {
     const size_t files = args.positional().size();
     int failures = 0;
     for (const std::string& file : args.positional()) {
+        // File names are bytes: opened as given, shown with odd bytes escaped (app/file_names.h).
+        const std::string shown = display_utf8(path_from_native(file));
         try {
-            IngestedDocument doc = ingest_file(QString::fromStdString(file), ingest_opts);
-            for (const QString& note : doc.notes) std::cerr << "precis: " << file << ": " << note.toStdString() << "\n";
+            IngestedDocument doc = ingest_file(path_from_native(file), ingest_opts);
+            for (const QString& note : doc.notes) std::cerr << "precis: " << shown << ": " << note.toStdString() << "\n";
             if (neural)
-                summarize_neural(file, doc, *summarizer, opts, *run, *choice.model, device, json, files);
+                summarize_neural(shown, doc, *summarizer, opts, *run, *choice.model, device, json, files);
             else
-                summarize_extractive(file, doc, extractive_opts, json, files);
+                summarize_extractive(shown, doc, extractive_opts, json, files);
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {
-            report_file_failure(file, e);
+            report_file_failure(shown, e);
             ++failures;
         }
     }

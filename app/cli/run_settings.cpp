@@ -65,7 +65,11 @@ AttentionOptions attention_from_flags(const Model& model, const Arguments& args)
     if (auto v = args.int_value("--fovea-block-size")) a.fovea.block_size = *v;
     if (auto v = args.int_value("--fovea-wing")) a.fovea.wing = *v;
     if (auto v = args.int_value("--fovea-stop-level")) a.fovea.stop_level = *v;
-    check(a.fovea.block_size > 0 && a.fovea.wing > 0, "Fovea block size and wing must be positive");
+    check(a.fovea.block_size > 0 && a.fovea.block_size <= kMaxLsgBlock,
+          "--fovea-block-size must be between 1 and " + std::to_string(kMaxLsgBlock) + ", not " +
+              std::to_string(a.fovea.block_size));
+    check(a.fovea.wing > 0 && a.fovea.wing <= 1024,
+          "--fovea-wing must be between 1 and 1024, not " + std::to_string(a.fovea.wing));
     return a;
 }
 
@@ -74,7 +78,8 @@ LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& arg
     LoadOptions lo;
     lo.tokenizer_dir = where.tokenizer_dir;
     if (auto v = args.int_value("--max-positions")) {
-        check(*v > 0, "--max-positions must be positive");
+        check(*v > 0 && *v <= kMaxPositionsLimit, "--max-positions must be between 1 and " +
+                                                      std::to_string(kMaxPositionsLimit) + ", not " + std::to_string(*v));
         lo.max_positions = *v;
     }
     const bool want_lsg = args.value("--attention").value_or("") == "lsg";
@@ -95,22 +100,36 @@ GenerationConfig generation_from_flags(const Model& model, const Arguments& args
     GenerationConfig g = model.generation_config();
     if (auto v = args.int_value("--beams")) g.num_beams = *v;
     if (auto v = args.double_value("--length-penalty")) g.length_penalty = *v;
-    if (auto v = args.int_value("--max-length")) {
-        g.max_length = *v;
+    const auto max_length = args.int_value("--max-length");
+    const auto max_new_tokens = args.int_value("--max-new-tokens");
+    if (max_length) {
+        g.max_length = *max_length;
         g.max_new_tokens.reset();
     }
-    if (auto v = args.int_value("--max-new-tokens")) g.max_new_tokens = *v;
+    if (max_new_tokens) g.max_new_tokens = *max_new_tokens;
     if (auto v = args.int_value("--min-length")) g.min_length = *v;
     if (auto v = args.int_value("--no-repeat-ngram")) g.no_repeat_ngram_size = *v;
     if (args.flag("--early-stopping")) g.early_stopping = true;
-    check(g.num_beams >= 1, "--beams must be at least 1");
-    check(g.min_length >= 0, "--min-length must not be negative");
-    check(g.no_repeat_ngram_size >= 0, "--no-repeat-ngram must not be negative");
-    const int max_len = g.max_new_tokens ? *g.max_new_tokens + 1 : g.max_length;
-    check(max_len >= 2, "--max-length must allow at least one generated token");
-    check(max_len <= model.weights().decoder_positions.dim(0) - 2,
-          "--max-length " + std::to_string(max_len) + " exceeds the decoder's " +
-              std::to_string(model.weights().decoder_positions.dim(0) - 2) + " positions");
+    check(g.num_beams >= 1 && g.num_beams <= 1024, "--beams must be between 1 and 1024, not " + std::to_string(g.num_beams));
+    check(g.min_length >= 0, "--min-length must not be negative, not " + std::to_string(g.min_length));
+    check(g.no_repeat_ngram_size >= 0,
+          "--no-repeat-ngram must not be negative, not " + std::to_string(g.no_repeat_ngram_size));
+    // Name the setting the length came from: the option given, else the model's generation config.
+    const int positions = int(model.weights().decoder_positions.dim(0) - 2);
+    if (g.max_new_tokens) {
+        const std::string who = max_new_tokens ? "--max-new-tokens" : "max_new_tokens of the model's generation config";
+        check(*g.max_new_tokens >= 1, who + " must be at least 1, not " + std::to_string(*g.max_new_tokens));
+        check(*g.max_new_tokens < positions,
+              who + " " + std::to_string(*g.max_new_tokens) + " exceeds the decoder's " + std::to_string(positions - 1) +
+                  " generated tokens");
+    } else {
+        const std::string who = max_length ? "--max-length" : "max_length of the model's generation config";
+        check(g.max_length >= 2, who + " must allow at least one generated token (at least 2), not " +
+                                     std::to_string(g.max_length));
+        check(g.max_length <= positions,
+              who + " " + std::to_string(g.max_length) + " exceeds the decoder's " + std::to_string(positions) +
+                  " positions");
+    }
     return g;
 }
 

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "engine/io/json_file.h"
+
 namespace precis::eval {
 namespace {
 
@@ -33,6 +35,7 @@ RougeEvalResult rouge_eval_stream(std::istream& in, const std::string& source_na
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         const std::string where = source_name + " line " + std::to_string(line_no);
         nlohmann::json obj;
+        check_json_depth(line, where);
         try {
             obj = nlohmann::json::parse(line);
         } catch (const nlohmann::json::parse_error& e) {

@@ -6,15 +6,25 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QStringDecoder>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <poppler/qt6/poppler-qt6.h>
 
+#include "app/file_names.h"
 #include "app/ingest/pdf_layout.h"
+#include "engine/io/regular_file.h"
 
 namespace precis {
 namespace {
 
-QString shown(const QString& path) { return QStringLiteral("\"%1\"").arg(QDir::toNativeSeparators(path)); }
+QString shown(const QString& path) { return QStringLiteral("\"%1\"").arg(path_for_display(path)); }
 
 [[noreturn]] void fail(IngestErrorKind kind, const QString& path, const QString& message) {
     throw IngestError(kind, path, message);
@@ -231,42 +241,113 @@ DecodedText decode_text_bytes(const QByteArray& bytes) {
     return out;
 }
 
+namespace {
+
+// "txt" for "/a/b.TXT" (as written), "" without one; on the name alone, never the disk.
+QString suffix_of(const QString& path) {
+    const QString name = path.mid(path.lastIndexOf(QLatin1Char('/')) + 1);
+    const qsizetype dot = name.lastIndexOf(QLatin1Char('.'));
+    return dot <= 0 ? QString() : name.mid(dot + 1);
+}
+
+QString base_name_of(const QString& path) {
+    const QString name = path.mid(path.lastIndexOf(QLatin1Char('/')) + 1);
+    const qsizetype dot = name.lastIndexOf(QLatin1Char('.'));
+    return dot <= 0 ? name : name.left(dot);
+}
+
+// "3000", "35.2 million"
+QString character_count(qsizetype n) {
+    return n < 1000000 ? QString::number(n) : QStringLiteral("%1 million").arg(double(n) / 1e6, 0, 'f', 1);
+}
+
+QString errno_text(int e) { return QString::fromLocal8Bit(std::strerror(e)).toLower(); }
+
+[[noreturn]] void fail_too_large(const QString& path, qint64 size, qint64 limit) {
+    fail(IngestErrorKind::TooLarge, path,
+         QStringLiteral("File %1 is too large (%2 MiB; the limit is %3 MiB).").arg(shown(path), mib(size), mib(limit)));
+}
+
+// The file's bytes, read through the native (byte) name. Only a regular file is opened:
+// a FIFO would block forever and a device such as /dev/zero never ends. The descriptor
+// is opened non-blocking and checked again, so a FIFO swapped in meanwhile is refused too.
+QByteArray read_document_bytes(const QString& path, const std::filesystem::path& native, const IngestOptions& opts) {
+    const int fd = ::open(native.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        fail(IngestErrorKind::Unreadable, path, QStringLiteral("File %1 cannot be read: %2.").arg(shown(path), errno_text(errno)));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        fail(IngestErrorKind::Unreadable, path,
+             QStringLiteral("File %1 is not a regular file; Precis reads only regular files.").arg(shown(path)));
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (st.st_size > opts.max_bytes) {
+        ::close(fd);
+        fail_too_large(path, st.st_size, opts.max_bytes);
+    }
+    QByteArray bytes;
+    bytes.resize(qsizetype(st.st_size));
+    qsizetype got = 0;
+    while (true) {
+        if (got == bytes.size()) {  // grown since fstat: read on, but never past the limit
+            if (bytes.size() > opts.max_bytes) break;
+            bytes.resize(std::min<qsizetype>(qsizetype(opts.max_bytes) + 1, bytes.size() + 65536));
+        }
+        const ssize_t n = ::read(fd, bytes.data() + got, size_t(bytes.size() - got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            const int e = errno;
+            ::close(fd);
+            fail(IngestErrorKind::Unreadable, path, QStringLiteral("File %1 cannot be read: %2.").arg(shown(path), errno_text(e)));
+        }
+        if (n == 0) break;
+        got += n;
+    }
+    ::close(fd);
+    bytes.resize(got);
+    if (bytes.size() > opts.max_bytes) fail_too_large(path, bytes.size(), opts.max_bytes);
+    return bytes;
+}
+
+}  // namespace
+
 IngestedDocument ingest_file(const QString& path, const IngestOptions& opts) {
-    const QFileInfo info(path);
-    if (!info.exists()) fail(IngestErrorKind::NotFound, path, QStringLiteral("File %1 does not exist.").arg(shown(path)));
-    if (info.isDir())
+    // Names are bytes (app/file_names.h): every look at the disk goes through the native name.
+    const std::filesystem::path native = native_path(path);
+    struct stat st {};
+    if (::stat(native.c_str(), &st) != 0) {
+        const int e = errno;
+        if (e == ENOENT || e == ENOTDIR)
+            fail(IngestErrorKind::NotFound, path, QStringLiteral("File %1 does not exist.").arg(shown(path)));
+        fail(IngestErrorKind::Unreadable, path, QStringLiteral("File %1 cannot be read: %2.").arg(shown(path), errno_text(e)));
+    }
+    if (S_ISDIR(st.st_mode))
         fail(IngestErrorKind::Unreadable, path, QStringLiteral("%1 is a folder, not a document.").arg(shown(path)));
+    const QString suffix = suffix_of(path);
     if (!is_supported_document(path)) {
-        const QString suffix = info.suffix().isEmpty() ? QStringLiteral("no extension")
-                                                       : QStringLiteral("\".%1\"").arg(info.suffix());
+        const QString what = suffix.isEmpty() ? QStringLiteral("no extension") : QStringLiteral("\".%1\"").arg(suffix);
         fail(IngestErrorKind::Unsupported, path,
              QStringLiteral("File %1 is not a supported document (%2); Precis reads PDF, plain text and Markdown files.")
-                 .arg(shown(path), suffix));
+                 .arg(shown(path), what));
     }
-    if (info.size() > opts.max_bytes)
-        fail(IngestErrorKind::TooLarge, path,
-             QStringLiteral("File %1 is too large (%2 MiB; the limit is %3 MiB).")
-                 .arg(shown(path), mib(info.size()), mib(opts.max_bytes)));
+    if (const std::string kind = non_regular_kind(native); !kind.empty())
+        fail(IngestErrorKind::Unreadable, path,
+             QStringLiteral("File %1 is %2, not a regular file; Precis reads only regular files.")
+                 .arg(shown(path), QString::fromStdString(kind)));
+    if (st.st_size > opts.max_bytes) fail_too_large(path, st.st_size, opts.max_bytes);
 
-    QFile file(path);
-    if (!file.open(QIODevice::ReadOnly))
-        fail(IngestErrorKind::Unreadable, path,
-             QStringLiteral("File %1 cannot be read: %2.").arg(shown(path), file.errorString().toLower()));
-    const QByteArray bytes = file.readAll();
-    if (file.error() != QFileDevice::NoError)
-        fail(IngestErrorKind::Unreadable, path,
-             QStringLiteral("File %1 cannot be read: %2.").arg(shown(path), file.errorString().toLower()));
-    file.close();
-    if (bytes.size() > opts.max_bytes)  // grew since it was checked
-        fail(IngestErrorKind::TooLarge, path,
-             QStringLiteral("File %1 is too large (%2 MiB; the limit is %3 MiB).")
-                 .arg(shown(path), mib(bytes.size()), mib(opts.max_bytes)));
+    const QByteArray bytes = read_document_bytes(path, native, opts);
     if (bytes.isEmpty()) fail(IngestErrorKind::Empty, path, QStringLiteral("File %1 is empty.").arg(shown(path)));
 
-    const bool is_pdf = info.suffix().compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0;
+    const bool is_pdf = suffix.compare(QLatin1String("pdf"), Qt::CaseInsensitive) == 0;
     IngestedDocument doc = is_pdf ? ingest_pdf(path, bytes, opts) : ingest_text(path, bytes);
-    doc.path = info.absoluteFilePath();
-    if (doc.title.isEmpty()) doc.title = info.completeBaseName();
+    if (doc.text.size() > opts.max_text_chars)
+        fail(IngestErrorKind::TooLarge, path,
+             QStringLiteral("File %1 holds %2 characters of text; the limit is %3.")
+                 .arg(shown(path), character_count(doc.text.size()), character_count(opts.max_text_chars)));
+    doc.path = absolute_clean_path(path);
+    if (doc.title.isEmpty()) doc.title = path_for_display(base_name_of(path));
     doc.content_hash = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();
     return doc;
 }

@@ -17,6 +17,7 @@ namespace precis {
 struct IngestOptions {
     QString password;                       // for encrypted PDFs; empty = none
     qint64 max_bytes = 200LL * 1024 * 1024;  // larger files are refused (TooLarge)
+    qsizetype max_text_chars = 20'000'000;    // so is more text than this (about 5 million tokens)
 };
 
 struct IngestedDocument {
@@ -60,7 +61,9 @@ const char* ingest_error_kind_name(IngestErrorKind kind);
 // (case-insensitive). Looks at the name only.
 bool is_supported_document(const QString& path);
 
-// Reads and normalizes one document. Throws IngestError.
+// Reads and normalizes one document. `path` may hold a file name that is not UTF-8
+// (app/file_names.h); only regular files are read (a FIFO or a device is Unreadable).
+// Throws IngestError.
 IngestedDocument ingest_file(const QString& path, const IngestOptions& opts = {});
 
 // The decoding step for text files, exposed for tests and for text pasted or piped in.

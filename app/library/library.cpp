@@ -1,5 +1,6 @@
 #include "app/library/library.h"
 
+#include "app/file_names.h"
 #include "app/paths.h"
 
 #include <QDir>
@@ -56,7 +57,7 @@ constexpr int kDocumentInfoColumnCount = 7;
 DocumentInfo read_document_info(const Stmt& st, int c = 0) {
     DocumentInfo d;
     d.id = st.int64(c + 0);
-    d.path = st.text(c + 1);
+    d.path = st.path(c + 1);
     d.content_hash = st.bytes(c + 2);
     d.title = st.text(c + 3);
     d.pages = int(st.int64(c + 4));
@@ -186,7 +187,7 @@ qint64 Library::add_or_get_document(const IngestedDocument& doc, bool* added) {
     Stmt ins(db,
              "INSERT INTO documents (path, content_hash, title, pages, text, encoding, page_offsets, notes) "
              "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(content_hash) DO NOTHING");
-    ins.bind(1, doc.path)
+    ins.bind_path(1, doc.path)
         .bind(2, doc.content_hash)
         .bind(3, doc.title)
         .bind(4, doc.pages)
@@ -318,7 +319,7 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
 
     if (format == ExportFormat::Json) {
         QJsonObject document{{"id", doc.id},       {"title", doc.title},
-                             {"path", doc.path},   {"content_hash", QString::fromLatin1(doc.content_hash)},
+                             {"path", path_for_display(doc.path)},   {"content_hash", QString::fromLatin1(doc.content_hash)},
                              {"pages", doc.pages}, {"encoding", doc.encoding}};
         QJsonArray ids;
         for (qint32 v : s->summary_ids) ids.append(v);
@@ -349,10 +350,10 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
     }
 
     QString md;
-    md += QStringLiteral("# %1\n\n").arg(doc.title.isEmpty() ? QFileInfo(doc.path).fileName() : doc.title);
+    md += QStringLiteral("# %1\n\n").arg(doc.title.isEmpty() ? path_for_display(doc.path.mid(doc.path.lastIndexOf(QLatin1Char('/')) + 1)) : doc.title);
     md += s->summary.trimmed() + QStringLiteral("\n\n");
     md += QStringLiteral("---\n\n");
-    md += QStringLiteral("- Document: `%1`").arg(markdown_escape_inline(QDir::toNativeSeparators(doc.path)));
+    md += QStringLiteral("- Document: `%1`").arg(markdown_escape_inline(path_for_display(doc.path)));
     if (doc.pages > 0) md += QStringLiteral(" (%1 page%2)").arg(doc.pages).arg(doc.pages == 1 ? "" : "s");
     md += QLatin1Char('\n');
     if (s->method == QLatin1String("extractive")) {
@@ -461,7 +462,7 @@ QVector<SearchHit> Library::search(const QString& query, const SearchOptions& op
             SearchHit h;
             h.document_id = st.int64(0);
             h.title = st.text(1);
-            h.path = st.text(2);
+            h.path = st.path(2);
             h.document_snippet = st.text(3);
             h.rank = st.real(4);
             by_doc.insert(h.document_id, h);
@@ -481,7 +482,7 @@ QVector<SearchHit> Library::search(const QString& query, const SearchOptions& op
                 SearchHit h;
                 h.document_id = doc_id;
                 h.title = st.text(2);
-                h.path = st.text(3);
+                h.path = st.path(3);
                 h.rank = st.real(5);
                 it = by_doc.insert(doc_id, h);
             } else if (it->summary_id != 0) {

@@ -19,7 +19,7 @@ namespace {
 BatchJobInfo read_batch_job(const Stmt& st) {
     BatchJobInfo j;
     j.id = st.int64(0);
-    j.root = st.text(1);
+    j.root = st.path(1);
     j.settings = st.text(2);
     j.created_at = time_from_db(st.text(3));
     j.updated_at = time_from_db(st.text(4));
@@ -43,18 +43,18 @@ const char* batch_item_status_name(BatchItemStatus s) {
 BatchJobStart Library::start_or_resume_job(const QString& root, const QStringList& files, const QString& settings,
                                            bool retry_failed) {
     Db& db = d_->db;
-    const QString clean_root = QDir::cleanPath(QFileInfo(root).absoluteFilePath());
+    const QString clean_root = absolute_clean_path(root);
     WriteTransaction tx(db);
     BatchJobStart out;
     {
         Stmt find(db, "SELECT id FROM batch_jobs WHERE root = ? AND settings = ?");
-        find.bind(1, clean_root).bind(2, settings);
+        find.bind_path(1, clean_root).bind(2, settings);
         if (find.step()) {
             out.job_id = find.int64(0);
             out.resumed = true;
         } else {
             Stmt ins(db, "INSERT INTO batch_jobs (root, settings) VALUES (?, ?)");
-            ins.bind(1, clean_root).bind(2, settings);
+            ins.bind_path(1, clean_root).bind(2, settings);
             ins.run();
             out.job_id = db.last_insert_id();
         }
@@ -63,7 +63,7 @@ BatchJobStart Library::start_or_resume_job(const QString& root, const QStringLis
         Stmt ins(db, "INSERT INTO batch_items (job_id, path) VALUES (?, ?) ON CONFLICT(job_id, path) DO NOTHING");
         for (const QString& f : files) {
             ins.reset();
-            ins.bind(1, out.job_id).bind(2, f);
+            ins.bind(1, out.job_id).bind_path(2, f);
             ins.run();
         }
     }
@@ -78,7 +78,7 @@ BatchJobStart Library::start_or_resume_job(const QString& root, const QStringLis
         st.bind(1, out.job_id);
         while (st.step()) {
             switch (status_from_text(st.text(1))) {
-                case BatchItemStatus::Pending: out.pending.push_back(st.text(0)); break;
+                case BatchItemStatus::Pending: out.pending.push_back(st.path(0)); break;
                 case BatchItemStatus::Done: ++out.done; break;
                 case BatchItemStatus::Failed: ++out.failed; break;
             }
@@ -101,7 +101,7 @@ qint64 Library::add_summary_for_batch_item(qint64 job_id, const QString& path, c
     Stmt st(db,
             "UPDATE batch_items SET status = 'done', error = '', summary_id = ?, "
             "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE job_id = ? AND path = ?");
-    st.bind(1, summary_id).bind(2, job_id).bind(3, path);
+    st.bind(1, summary_id).bind(2, job_id).bind_path(3, path);
     st.run();
     d_->touch_job(job_id);
     tx.commit();
@@ -121,7 +121,7 @@ void Library::mark_item_done(qint64 job_id, const QString& path, qint64 summary_
     Stmt st(db,
             "UPDATE batch_items SET status = 'done', error = '', summary_id = ?, "
             "updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE job_id = ? AND path = ? AND status != 'done'");
-    st.bind(1, summary_id).bind(2, job_id).bind(3, path);
+    st.bind(1, summary_id).bind(2, job_id).bind_path(3, path);
     st.run();
     d_->touch_job(job_id);
     tx.commit();
@@ -134,7 +134,7 @@ void Library::mark_item_failed(qint64 job_id, const QString& path, const QString
     Stmt st(db,
             "UPDATE batch_items SET status = 'failed', error = ?, updated_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') "
             "WHERE job_id = ? AND path = ? AND status != 'done'");
-    st.bind(1, reason).bind(2, job_id).bind(3, path);
+    st.bind(1, reason).bind(2, job_id).bind_path(3, path);
     st.run();
     d_->touch_job(job_id);
     tx.commit();
@@ -160,7 +160,7 @@ QVector<BatchItem> Library::batch_items(qint64 job_id) const {
     QVector<BatchItem> out;
     while (st.step()) {
         BatchItem it;
-        it.path = st.text(0);
+        it.path = st.path(0);
         it.status = status_from_text(st.text(1));
         it.error = st.text(2);
         it.summary_id = st.is_null(3) ? 0 : st.int64(3);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "app/file_names.h"
 #include "app/library/library.h"
 #include "app/library/sqlite_db.h"
 
@@ -103,14 +104,14 @@ struct Library::Impl {
     // Status and summary id of a batch item; nullopt if the job has no such item.
     std::optional<std::pair<BatchItemStatus, qint64>> item_state(qint64 job_id, const QString& path) {
         Stmt st(db, "SELECT status, summary_id FROM batch_items WHERE job_id = ? AND path = ?");
-        st.bind(1, job_id).bind(2, path);
+        st.bind(1, job_id).bind_path(2, path);
         if (!st.step()) return std::nullopt;
         return std::make_pair(status_from_text(st.text(0)), st.is_null(1) ? qint64(0) : st.int64(1));
     }
 
     [[noreturn]] void no_item(qint64 job_id, const QString& path) {
         db.fail(LibraryErrorKind::NotFound,
-                QStringLiteral("has no file \"%1\" in batch job %2.").arg(QDir::toNativeSeparators(path)).arg(job_id));
+                QStringLiteral("has no file \"%1\" in batch job %2.").arg(path_for_display(path)).arg(job_id));
     }
 
     // Runs a "DELETE ... WHERE id = ?" in its own transaction; true when a row went.

@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <sqlite3.h>
 
+#include "app/file_names.h"
+
 namespace precis {
 
 LibraryError::LibraryError(LibraryErrorKind kind, QString db_path, const QString& message, int sqlite_code)
@@ -164,6 +166,10 @@ QByteArray Stmt::bytes(int col) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
     return p ? QByteArray(p, sqlite3_column_bytes(stmt_, col)) : QByteArray();
 }
+
+Stmt& Stmt::bind_path(int index, const QString& path) { return bind(index, path_to_native(path)); }
+
+QString Stmt::path(int col) const { return path_from_native(bytes(col)); }
 
 QString Stmt::text(int col) const {
     const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));

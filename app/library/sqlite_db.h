@@ -28,6 +28,9 @@ public:
     Stmt& bind(int index, double v);
     Stmt& bind(int index, const QString& v);
     Stmt& bind(int index, const QByteArray& v);  // as text
+    // A file path as its native bytes (app/file_names.h), so names that are not UTF-8 are
+    // stored exactly; read back with path().
+    Stmt& bind_path(int index, const QString& path);
     Stmt& bind_null(int index);
 
     bool step();  // true: a row is available; false: done. Throws LibraryError.
@@ -37,6 +40,7 @@ public:
     qint64 int64(int col) const;
     double real(int col) const;
     QString text(int col) const;
+    QString path(int col) const;  // a column written with bind_path
     QByteArray bytes(int col) const;
     bool is_null(int col) const;
 

@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/checked.h"
+#include "engine/io/json_file.h"
+#include "engine/io/regular_file.h"
 #include "engine/io/safetensors.h"
 #include "engine/io/temp_sibling.h"
 
@@ -69,8 +72,7 @@ int64_t default_mask_id(int64_t vocab) { return vocab >= 50265 ? 50264 : vocab -
 
 int64_t mask_token_id_from_tokenizer(const fs::path& dir) {
     auto read = [](const fs::path& p) {
-        std::ifstream in(p, std::ios::binary);
-        return in ? json::parse(in, nullptr, false) : json();
+        return read_json_file(p, "the tokenizer file '" + p.string() + "'", kMaxTokenizerFileBytes);
     };
     if (fs::exists(dir / "tokenizer.json")) {
         json j = read(dir / "tokenizer.json");
@@ -152,8 +154,9 @@ LsgSettings lsg_settings_from_options(const ConversionOptions& o, const std::str
     s.mask_first_token = o.mask_first_token;
     s.lsh_num_pre_rounds = o.lsh_num_pre_rounds;
     s.validate(where);
-    if (o.max_positions < 1 || o.max_positions > (1 << 24))
-        throw Error(where + ": max_positions must be between 1 and 16777216, not " + std::to_string(o.max_positions));
+    if (o.max_positions < 1 || o.max_positions > kMaxPositionsLimit)
+        throw Error(where + ": max_positions must be between 1 and " + std::to_string(kMaxPositionsLimit) + ", not " +
+                    std::to_string(o.max_positions));
     if (o.stride < 1 || o.stride > kGlobalRows)
         throw Error(where + ": the global positional stride must be between 1 and 512, not " + std::to_string(o.stride));
     return s;
@@ -240,6 +243,12 @@ WeightMap convert_bart_to_lsg(const WeightMap& bart, const ModelConfig& cfg, con
 
     WeightMap out(bart.source());
     for (const auto& [name, t] : bart) out.insert(name, t);
+    {  // both tiled tables, before either is allocated
+        const std::string what = "converting model folder '" + src + "' to " + std::to_string(opts.max_positions) +
+                                 " positions";
+        const uint64_t row = checked_mul(uint64_t(D), uint64_t(dtype_size(enc_pos.dtype())), what);
+        require_memory(checked_mul(checked_mul(uint64_t(opts.max_positions) + 2, row, what), uint64_t(2), what), what);
+    }
     out.insert(kEncPos, tile_positions(enc_pos, opts.max_positions, kEncPos, src));
     out.insert(kDecPos, tile_positions(dec_pos, opts.max_positions, kDecPos, src));
     out.insert(kGlobal, store(global, {kGlobalRows, D}, enc_pos.dtype()));
@@ -262,12 +271,7 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
     if (cfg.is_lsg)
         throw Error("model folder '" + src.string() + "' is already an LSG model (" + cfg.architecture +
                     "); only plain BART checkpoints can be converted");
-    json cfg_json;
-    {
-        std::ifstream in(cfg_path, std::ios::binary);
-        cfg_json = json::parse(in, nullptr, false);
-        if (cfg_json.is_discarded()) throw Error("config file '" + cfg_path.string() + "' is not valid JSON");
-    }
+    json cfg_json = read_json_file(cfg_path, "config file '" + cfg_path.string() + "'", kMaxConfigJsonBytes);
 
     ConversionOptions o = opts;
     if (o.mask_id < 0) {
@@ -311,7 +315,10 @@ void convert_bart_folder(const fs::path& src_in, const fs::path& dst_in, const C
                                         "merges.txt", "tokenizer_config.json", "special_tokens_map.json",
                                         "added_tokens.json"};
         for (const char* f : kCopied)
-            if (fs::exists(src / f)) fs::copy_file(src / f, tmp / f);
+            if (fs::exists(src / f)) {
+                require_regular_file(src / f, quoted_path(src / f));
+                fs::copy_file(src / f, tmp / f);
+            }
         for (const auto& e : fs::directory_iterator(src))
             if (e.is_regular_file() && e.path().extension() == ".model") fs::copy_file(e.path(), tmp / e.path().filename());
         if (fs::exists(dst)) fs::remove(dst);  // an empty folder, checked above

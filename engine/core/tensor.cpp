@@ -7,9 +7,21 @@
 namespace precis {
 
 int64_t shape_numel(const Shape& s) {
+    // A zero dimension makes any shape empty, however large the others are.
+    for (int64_t d : s)
+        if (d == 0) return 0;
     int64_t n = 1;
-    for (int64_t d : s) n *= d;
+    for (int64_t d : s)
+        if (__builtin_mul_overflow(n, d, &n))
+            throw Error("tensor shape " + shape_str(s) + " has more elements than 64-bit integers can count");
     return n;
+}
+
+size_t shape_nbytes(const Shape& s, DType dtype) {
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(uint64_t(shape_numel(s)), uint64_t(dtype_size(dtype)), &bytes))
+        throw Error("tensor shape " + shape_str(s) + " has more bytes than 64-bit integers can count");
+    return size_t(bytes);
 }
 
 std::string shape_str(const Shape& s) {
@@ -25,7 +37,10 @@ Tensor Tensor::empty(DType dtype, Shape shape) {
     Tensor t;
     t.dtype_ = dtype;
     t.shape_ = std::move(shape);
-    size_t bytes = (t.nbytes() + 63) / 64 * 64;
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(uint64_t(t.numel()), uint64_t(dtype_size(dtype)), &bytes) || bytes > (uint64_t(1) << 62))
+        throw Error("tensor shape " + shape_str(t.shape_) + " needs more bytes than any machine has");
+    bytes = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, bytes ? bytes : 64);
     if (!p) throw Error("out of memory allocating a tensor of shape " + shape_str(t.shape_));
     t.owner_ = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
@@ -40,6 +55,8 @@ Tensor Tensor::zeros(DType dtype, Shape shape) {
 }
 
 Tensor Tensor::view(DType dtype, Shape shape, const void* data, std::shared_ptr<const void> owner) {
+    for (int64_t d : shape) check(d >= 0, "negative tensor dimension in " + shape_str(shape));
+    shape_nbytes(shape, dtype);  // throws when the element or byte count overflows
     Tensor t;
     t.dtype_ = dtype;
     t.shape_ = std::move(shape);

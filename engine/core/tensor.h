@@ -14,7 +14,10 @@ namespace precis {
 
 using Shape = std::vector<int64_t>;
 
+// Element count; throws precis::Error when it overflows int64 (a zero dimension gives 0).
 int64_t shape_numel(const Shape& s);
+// Element count times the element size; throws precis::Error on overflow.
+size_t shape_nbytes(const Shape& s, DType dtype);
 std::string shape_str(const Shape& s);  // "[2, 3, 4]"
 
 class Tensor {
@@ -34,7 +37,7 @@ public:
     int rank() const { return int(shape_.size()); }
     int64_t dim(int i) const { return shape_.at(i < 0 ? shape_.size() + i : i); }
     int64_t numel() const { return shape_numel(shape_); }
-    size_t nbytes() const { return size_t(numel()) * dtype_size(dtype_); }
+    size_t nbytes() const { return shape_nbytes(shape_, dtype_); }
 
     template <class T> T* data() { return static_cast<T*>(const_cast<void*>(data_)); }
     template <class T> const T* data() const { return static_cast<const T*>(data_); }

@@ -1,9 +1,11 @@
 #include "engine/io/checkpoint.h"
 
-#include <fstream>
+#include <algorithm>
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/json_file.h"
+#include "engine/io/regular_file.h"
 #include "engine/io/safetensors.h"
 #include "engine/io/torch_pickle.h"
 
@@ -64,11 +66,11 @@ void add_all(WeightMap& w, std::map<std::string, Tensor>&& tensors, const fs::pa
 }
 
 void load_sharded(WeightMap& w, const fs::path& index_file, Loader load) {
-    std::ifstream in(index_file);
-    if (!in) throw Error("cannot open shard index '" + index_file.string() + "'");
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-        throw Error("shard index '" + index_file.string() + "' is not a valid JSON object");
+    const std::string subject = "shard index '" + index_file.string() + "'";
+    const std::string text = read_regular_file(index_file, subject, kMaxIndexJsonBytes);
+    check_json_depth(text, subject);
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) throw Error(subject + " is not a valid JSON object");
     auto wm = j.find("weight_map");
     if (wm == j.end() || !wm->is_object() || wm->empty())
         throw Error("shard index '" + index_file.string() + "' has no \"weight_map\" object");
@@ -91,6 +93,44 @@ void load_sharded(WeightMap& w, const fs::path& index_file, Loader load) {
             if (!tensors.count(n))
                 throw Error("shard '" + file.string() + "' lacks tensor '" + n + "' that its index lists");
         add_all(w, std::move(tensors), file);
+    }
+}
+
+// Index of the first element whose exponent bits are all ones (NaN or infinity), or -1.
+// Elements are raw bit patterns; the inner loop has no branch, so it vectorises, and
+// large tensors are scanned in blocks by all threads.
+template <class Bits>
+int64_t first_non_finite(const Bits* p, int64_t n, Bits exponent_mask) {
+    constexpr int64_t kBlock = 1 << 14;
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    int64_t first_block = blocks;
+#pragma omp parallel for schedule(static) reduction(min : first_block) if (n > (int64_t(1) << 20))
+    for (int64_t b = 0; b < blocks; ++b) {
+        const int64_t end = std::min(n, (b + 1) * kBlock);
+        Bits bad = 0;
+        for (int64_t i = b * kBlock; i < end; ++i) bad |= Bits((p[i] & exponent_mask) == exponent_mask);
+        if (bad && b < first_block) first_block = b;
+    }
+    if (first_block == blocks) return -1;
+    for (int64_t i = first_block * kBlock;; ++i)
+        if ((p[i] & exponent_mask) == exponent_mask) return i;
+}
+
+// Weights holding NaN or infinity would run and write nonsense; refuse them at load.
+void check_finite(const WeightMap& w, const fs::path& file) {
+    for (const auto& [name, t] : w) {
+        if (!t.defined() || t.numel() == 0) continue;
+        int64_t at = -1;
+        switch (t.dtype()) {
+            case DType::F32: at = first_non_finite(t.data<uint32_t>(), t.numel(), uint32_t(0x7f800000u)); break;
+            case DType::F16: at = first_non_finite(t.data<uint16_t>(), t.numel(), uint16_t(0x7c00u)); break;
+            case DType::BF16: at = first_non_finite(t.data<uint16_t>(), t.numel(), uint16_t(0x7f80u)); break;
+            default: break;
+        }
+        if (at >= 0)
+            throw Error("model folder '" + file.string() + "' has a NaN or infinite value in tensor '" + name +
+                        "' (element " + std::to_string(at) + " of " + shape_str(t.shape()) +
+                        "); the weights are damaged");
     }
 }
 
@@ -119,6 +159,7 @@ WeightMap load_checkpoint(const fs::path& model_dir) {
                     "pytorch_model.bin or pytorch_model.bin.index.json)");
     }
     if (w.empty()) throw Error("model folder '" + model_dir.string() + "' has a weights file with no tensors");
+    check_finite(w, model_dir);
     resolve_tied_weights(w);
     return w;
 }

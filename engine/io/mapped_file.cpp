@@ -10,11 +10,15 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/io/regular_file.h"
 
 namespace precis {
 
 std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // A FIFO would block open() and a device never ends: only regular files are mapped.
+    // O_NONBLOCK keeps open() from waiting on a FIFO swapped in after this check.
+    require_regular_file(path, quoted_path(path));
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         throw Error("cannot open '" + path.string() + "': " + std::strerror(errno));
     struct stat st {};
@@ -25,7 +29,7 @@ std::shared_ptr<const MappedFile> MappedFile::open(const std::filesystem::path& 
     }
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
-        throw Error("'" + path.string() + "' is not a regular file");
+        throw Error("'" + path.string() + "' is not a regular file; Precis reads only regular files");
     }
     std::shared_ptr<MappedFile> m(new MappedFile());
     m->path_ = path;

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/io/json_file.h"
 #include "engine/io/mapped_file.h"
 #include "engine/io/temp_sibling.h"
 
@@ -112,6 +113,8 @@ SafetensorsFile read_safetensors(const fs::path& path) {
         fail(path, "declares an absurd header length of " + std::to_string(n) + " bytes");
     if (n < 2) fail(path, "has an empty header");
 
+    check_json_depth(std::string_view(reinterpret_cast<const char*>(base + 8), size_t(n)),
+                     "safetensors file '" + path.string() + "' has a header that");
     nlohmann::json header = nlohmann::json::parse(base + 8, base + 8 + n, nullptr, false);
     if (header.is_discarded()) fail(path, "has a header that is not valid JSON");
     if (!header.is_object()) fail(path, "has a header that is not a JSON object");

@@ -1,8 +1,10 @@
 #include "engine/io/torch_pickle.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -17,16 +19,26 @@ namespace {
 
 enum class Kind { None, Bool, Int, Float, Str, Bytes, Tuple, List, Dict, Global, Storage, Tensor };
 
+// Ownership: every object lives in the unpickler's arena and containers point at their
+// items without owning them. A pickle's memo can make a container hold itself (a cycle
+// that reference counting would leak), and a very deep nesting would be torn down
+// recursively; an arena frees everything in one flat pass, whatever the graph.
 struct PyObj {
     Kind kind = Kind::None;
-    int64_t i = 0;               // Int, Bool; Storage: numel
+    DType dtype = DType::F32;    // Storage
+    int32_t height = 0;          // containers: 1 + the deepest item's height when it was added
+    int64_t i = 0;               // Int, Bool; Storage: numel; Tensor: index into the tensor arena
     double f = 0;                // Float
     std::string s;               // Str, Bytes, Global ("module.name"), Storage: zip entry name
-    std::vector<std::shared_ptr<PyObj>> items;  // Tuple, List; Dict as key, value, key, value...
-    DType dtype = DType::F32;    // Storage
-    Tensor tensor;               // Tensor
+    std::vector<PyObj*> items;   // Tuple, List; Dict as key, value, key, value...
 };
-using Obj = std::shared_ptr<PyObj>;
+using Obj = PyObj*;
+
+// Limits no state dict comes near (torch.save batches dict items by 1000, and a state dict
+// nests a handful of levels), so a hostile pickle is refused before it costs much memory.
+constexpr size_t kMaxNesting = 1000;     // open MARKs, and container heights
+constexpr size_t kMaxStack = 100000;     // objects on the stack at once
+constexpr size_t kMaxObjects = size_t(4) << 20;
 
 const char* kind_name(Kind k) {
     switch (k) {
@@ -44,22 +56,6 @@ const char* kind_name(Kind k) {
         case Kind::Tensor: return "tensor";
     }
     return "?";
-}
-
-Obj make(Kind k) {
-    auto o = std::make_shared<PyObj>();
-    o->kind = k;
-    return o;
-}
-Obj make_int(int64_t v) {
-    Obj o = make(Kind::Int);
-    o->i = v;
-    return o;
-}
-Obj make_str(Kind k, std::string s) {
-    Obj o = make(k);
-    o->s = std::move(s);
-    return o;
 }
 
 // The only globals a state dict needs. Storage classes map to their element type.
@@ -92,6 +88,48 @@ private:
     [[noreturn]] void fail(const std::string& problem) const {
         throw Error("checkpoint '" + zip_.path().string() + "' " + problem);
     }
+    Obj make(Kind k) {
+        if (objects_.size() >= kMaxObjects)
+            fail("has a pickle with more than " + std::to_string(kMaxObjects) +
+                 " objects, far more than a state dict holds; refusing to load it");
+        PyObj& o = objects_.emplace_back();
+        o.kind = k;
+        return &o;
+    }
+    Obj make_int(int64_t v) {
+        Obj o = make(Kind::Int);
+        o->i = v;
+        return o;
+    }
+    Obj make_str(Kind k, std::string s) {
+        Obj o = make(k);
+        o->s = std::move(s);
+        return o;
+    }
+    Obj make_tensor(Tensor t) {
+        Obj o = make(Kind::Tensor);
+        o->i = int64_t(tensors_.size());
+        tensors_.push_back(std::move(t));
+        return o;
+    }
+    void push(Obj o) {
+        if (stack_.size() >= kMaxStack)
+            fail("has a pickle that puts more than " + std::to_string(kMaxStack) +
+                 " objects on its stack at once, far more than a state dict needs; refusing to load it");
+        stack_.push_back(o);
+    }
+    // Puts `item` into `container`, keeping track of how deep the nesting gets.
+    void add_item(PyObj& container, Obj item) {
+        if (size_t(item->height) + 1 > size_t(container.height)) {
+            if (size_t(item->height) + 1 > kMaxNesting) too_deep();
+            container.height = item->height + 1;
+        }
+        container.items.push_back(item);
+    }
+    [[noreturn]] void too_deep() const {
+        fail("has a pickle nested more than " + std::to_string(kMaxNesting) +
+             " levels deep, which no state dict is; refusing to load it");
+    }
     const uint8_t* take(size_t k) {
         if (n_ - pos_ < k) fail("has a truncated pickle (data.pkl ends inside an opcode)");
         const uint8_t* r = p_ + pos_;
@@ -119,11 +157,11 @@ private:
     }
     Obj pop() {
         if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) fail("has a malformed pickle (stack underflow)");
-        Obj o = std::move(stack_.back());
+        Obj o = stack_.back();
         stack_.pop_back();
         return o;
     }
-    Obj& top() {
+    Obj top() {
         if (stack_.size() <= (marks_.empty() ? 0 : marks_.back())) fail("has a malformed pickle (stack underflow)");
         return stack_.back();
     }
@@ -131,7 +169,7 @@ private:
         if (marks_.empty()) fail("has a malformed pickle (no MARK on the stack)");
         size_t m = marks_.back();
         marks_.pop_back();
-        std::vector<Obj> items(std::make_move_iterator(stack_.begin() + long(m)), std::make_move_iterator(stack_.end()));
+        std::vector<Obj> items(stack_.begin() + long(m), stack_.end());
         stack_.resize(m);
         return items;
     }
@@ -146,10 +184,10 @@ private:
         if (!global_allowed(g))
             fail("refers to the Python global '" + g +
                  "', which a PyTorch state dict does not need; refusing to load it (it could run code)");
-        stack_.push_back(make_str(Kind::Global, g));
+        push(make_str(Kind::Global, g));
     }
-    static void add_items(PyObj& container, std::vector<Obj>& items, size_t from = 0) {
-        for (size_t i = from; i < items.size(); ++i) container.items.push_back(std::move(items[i]));
+    void add_items(PyObj& container, const std::vector<Obj>& items) {
+        for (Obj item : items) add_item(container, item);
     }
     int64_t as_int(const Obj& o, const char* what) const {
         if (o->kind != Kind::Int && o->kind != Kind::Bool)
@@ -165,9 +203,14 @@ private:
     size_t n_;
     size_t pos_ = 0;
     std::string prefix_;
+    std::deque<PyObj> objects_;  // the arena: owns every object (declared first, freed last)
+    std::deque<Tensor> tensors_;
     std::vector<Obj> stack_;
     std::vector<size_t> marks_;
     std::unordered_map<uint64_t, Obj> memo_;
+
+public:
+    const Tensor& tensor_of(const PyObj& o) const { return tensors_[size_t(o.i)]; }
 };
 
 Obj Unpickler::persistent_load(const Obj& pid) {
@@ -203,32 +246,37 @@ Obj Unpickler::rebuild_tensor(const std::vector<Obj>& a) {
     if (shape.size() != stride.size()) fail("rebuilds a tensor whose size and stride differ in rank");
     if (offset < 0) fail("rebuilds a tensor with a negative storage offset");
     const size_t item = dtype_size(st.dtype);
-    Obj out = make(Kind::Tensor);
+    for (size_t i = 0; i < shape.size(); ++i)
+        if (shape[i] < 0 || stride[i] < 0) fail("rebuilds a tensor with a negative size or stride");
+    // The element count, multiplied with overflow checks (a zero dimension makes it 0).
+    int64_t numel = 1;
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+        numel = 0;
+    } else {
+        for (int64_t d : shape)
+            if (__builtin_mul_overflow(numel, d, &numel))
+                fail("rebuilds a tensor of shape " + shape_str(shape) + " whose element count overflows 64-bit integers");
+    }
+    if (numel == 0) return make_tensor(Tensor::empty(st.dtype, shape));
+    // The last element it reaches must lie inside the storage; checked term by term, so the
+    // sum stays far inside 128 bits. `expect` is a suffix product of dims, at most numel.
     bool contiguous = true;
     int64_t expect = 1;
-    unsigned __int128 last = uint64_t(offset), numel = 1;
+    unsigned __int128 last = uint64_t(offset);
     for (size_t i = shape.size(); i-- > 0;) {
-        if (shape[i] < 0 || stride[i] < 0) fail("rebuilds a tensor with a negative size or stride");
-        numel *= uint64_t(shape[i]);
-        if (shape[i] == 0) continue;
         last += (unsigned __int128)uint64_t(shape[i] - 1) * uint64_t(stride[i]);
+        if (last >= (unsigned __int128)uint64_t(st.i))
+            fail("rebuilds a tensor of shape " + shape_str(shape) + " that reaches past the end of its storage ('" +
+                 st.s + "', " + std::to_string(st.i) + " elements)");
         if (shape[i] != 1 && stride[i] != expect) contiguous = false;
         expect *= shape[i];
     }
-    if (numel == 0) {
-        out->tensor = Tensor::empty(st.dtype, shape);
-        return out;
-    }
-    if (last >= (unsigned __int128)uint64_t(st.i))
-        fail("rebuilds a tensor of shape " + shape_str(shape) + " that reaches past the end of its storage ('" +
-             st.s + "', " + std::to_string(st.i) + " elements)");
     const uint8_t* base = zip_.base() + zip_.find(st.s)->offset;
     const uint8_t* first = base + size_t(offset) * item;
     if (contiguous && reinterpret_cast<uintptr_t>(first) % item == 0) {
-        out->tensor = Tensor::view(st.dtype, shape, first, zip_.owner());
-        return out;
+        return make_tensor(Tensor::view(st.dtype, shape, first, zip_.owner()));
     }
-    if (!contiguous && numel > (unsigned __int128)uint64_t(st.i))
+    if (!contiguous && numel > st.i)
         fail("rebuilds a tensor of shape " + shape_str(shape) + " with more elements than its storage ('" + st.s +
              "'), an expanded view a state dict should not hold");
     // Non-contiguous (or misaligned): gather into a fresh row-major tensor.
@@ -245,8 +293,7 @@ Obj Unpickler::rebuild_tensor(const std::vector<Obj>& a) {
             idx[d] = 0;
         }
     }
-    out->tensor = std::move(t);
-    return out;
+    return make_tensor(std::move(t));
 }
 
 Obj Unpickler::reduce(const Obj& callable, const Obj& args) {
@@ -261,8 +308,8 @@ Obj Unpickler::reduce(const Obj& callable, const Obj& args) {
                 fail("builds an OrderedDict from unexpected arguments");
             for (const Obj& kv : a[0]->items) {
                 if (kv->kind != Kind::Tuple || kv->items.size() != 2) fail("builds an OrderedDict from non-pairs");
-                d->items.push_back(kv->items[0]);
-                d->items.push_back(kv->items[1]);
+                add_item(*d, kv->items[0]);
+                add_item(*d, kv->items[1]);
             }
         }
         return d;
@@ -285,26 +332,29 @@ Obj Unpickler::run() {
                 if (stack_.size() != 1 || !marks_.empty()) fail("has a malformed pickle (stack not empty at STOP)");
                 return stack_.back();
             }
-            case '(': marks_.push_back(stack_.size()); break;
+            case '(':
+                if (marks_.size() >= kMaxNesting) too_deep();
+                marks_.push_back(stack_.size());
+                break;
             case '0': pop(); break;
             case '1': pop_mark(); break;
-            case '2': stack_.push_back(top()); break;
-            case 'N': stack_.push_back(make(Kind::None)); break;
+            case '2': push(top()); break;
+            case 'N': push(make(Kind::None)); break;
             case 0x88: case 0x89: {
                 Obj o = make(Kind::Bool);
                 o->i = op == 0x88;
-                stack_.push_back(o);
+                push(o);
                 break;
             }
-            case 'J': stack_.push_back(make_int(int32_t(uint32_t(le(4))))); break;
-            case 'K': stack_.push_back(make_int(int64_t(le(1)))); break;
-            case 'M': stack_.push_back(make_int(int64_t(le(2)))); break;
+            case 'J': push(make_int(int32_t(uint32_t(le(4))))); break;
+            case 'K': push(make_int(int64_t(le(1)))); break;
+            case 'M': push(make_int(int64_t(le(2)))); break;
             case 0x8a: {  // LONG1: n-byte two's complement
                 size_t k = size_t(le(1));
                 if (k > 8) fail("has an integer too large for a state dict");
                 uint64_t v = k ? le(k) : 0;
                 if (k && k < 8 && (v >> (8 * k - 1)) & 1) v |= ~uint64_t(0) << (8 * k);
-                stack_.push_back(make_int(int64_t(v)));
+                push(make_int(int64_t(v)));
                 break;
             }
             case 'I': {  // INT (text): also spells booleans "01"/"00"
@@ -320,7 +370,7 @@ Obj Unpickler::run() {
                         fail("has a malformed INT opcode");
                     }
                 }
-                stack_.push_back(o);
+                push(o);
                 break;
             }
             case 'G': {  // BINFLOAT, big endian
@@ -329,75 +379,76 @@ Obj Unpickler::run() {
                 for (int i = 0; i < 8; ++i) u = (u << 8) | b[i];
                 Obj o = make(Kind::Float);
                 std::memcpy(&o->f, &u, 8);
-                stack_.push_back(o);
+                push(o);
                 break;
             }
-            case 'X': stack_.push_back(make_str(Kind::Str, bytes_of(le(4)))); break;
-            case 0x8c: stack_.push_back(make_str(Kind::Str, bytes_of(le(1)))); break;
-            case 0x8d: stack_.push_back(make_str(Kind::Str, bytes_of(le(8)))); break;
-            case 'T': stack_.push_back(make_str(Kind::Str, bytes_of(le(4)))); break;  // BINSTRING
-            case 'U': stack_.push_back(make_str(Kind::Str, bytes_of(le(1)))); break;  // SHORT_BINSTRING
-            case 'B': stack_.push_back(make_str(Kind::Bytes, bytes_of(le(4)))); break;
-            case 'C': stack_.push_back(make_str(Kind::Bytes, bytes_of(le(1)))); break;
-            case 0x8e: stack_.push_back(make_str(Kind::Bytes, bytes_of(le(8)))); break;
-            case ')': stack_.push_back(make(Kind::Tuple)); break;
+            case 'X': push(make_str(Kind::Str, bytes_of(le(4)))); break;
+            case 0x8c: push(make_str(Kind::Str, bytes_of(le(1)))); break;
+            case 0x8d: push(make_str(Kind::Str, bytes_of(le(8)))); break;
+            case 'T': push(make_str(Kind::Str, bytes_of(le(4)))); break;  // BINSTRING
+            case 'U': push(make_str(Kind::Str, bytes_of(le(1)))); break;  // SHORT_BINSTRING
+            case 'B': push(make_str(Kind::Bytes, bytes_of(le(4)))); break;
+            case 'C': push(make_str(Kind::Bytes, bytes_of(le(1)))); break;
+            case 0x8e: push(make_str(Kind::Bytes, bytes_of(le(8)))); break;
+            case ')': push(make(Kind::Tuple)); break;
             case 't': {
                 Obj t = make(Kind::Tuple);
                 auto items = pop_mark();
                 add_items(*t, items);
-                stack_.push_back(t);
+                push(t);
                 break;
             }
             case 0x85: case 0x86: case 0x87: {
                 size_t k = size_t(op - 0x84);
                 Obj t = make(Kind::Tuple);
-                t->items.resize(k);
-                for (size_t i = k; i-- > 0;) t->items[i] = pop();
-                stack_.push_back(t);
+                Obj parts[3];
+                for (size_t i = k; i-- > 0;) parts[i] = pop();
+                for (size_t i = 0; i < k; ++i) add_item(*t, parts[i]);
+                push(t);
                 break;
             }
-            case ']': stack_.push_back(make(Kind::List)); break;
+            case ']': push(make(Kind::List)); break;
             case 'l': {
                 Obj l = make(Kind::List);
                 auto items = pop_mark();
                 add_items(*l, items);
-                stack_.push_back(l);
+                push(l);
                 break;
             }
             case 'a': {
                 Obj v = pop();
-                Obj& l = top();
+                Obj l = top();
                 if (l->kind != Kind::List) fail("has a malformed pickle (APPEND to a non-list)");
-                l->items.push_back(v);
+                add_item(*l, v);
                 break;
             }
             case 'e': {
                 auto items = pop_mark();
-                Obj& l = top();
+                Obj l = top();
                 if (l->kind != Kind::List) fail("has a malformed pickle (APPENDS to a non-list)");
                 add_items(*l, items);
                 break;
             }
-            case '}': stack_.push_back(make(Kind::Dict)); break;
+            case '}': push(make(Kind::Dict)); break;
             case 'd': {
                 auto items = pop_mark();
                 if (items.size() % 2) fail("has a malformed pickle (DICT with an odd item count)");
                 Obj d = make(Kind::Dict);
                 add_items(*d, items);
-                stack_.push_back(d);
+                push(d);
                 break;
             }
             case 's': {
                 Obj v = pop(), k = pop();
-                Obj& d = top();
+                Obj d = top();
                 if (d->kind != Kind::Dict) fail("has a malformed pickle (SETITEM on a non-dict)");
-                d->items.push_back(k);
-                d->items.push_back(v);
+                add_item(*d, k);
+                add_item(*d, v);
                 break;
             }
             case 'u': {
                 auto items = pop_mark();
-                Obj& d = top();
+                Obj d = top();
                 if (d->kind != Kind::Dict || items.size() % 2) fail("has a malformed pickle (bad SETITEMS)");
                 add_items(*d, items);
                 break;
@@ -405,8 +456,8 @@ Obj Unpickler::run() {
             case 'q': memo_put(le(1)); break;
             case 'r': memo_put(le(4)); break;
             case 0x94: memo_put(memo_.size()); break;  // MEMOIZE
-            case 'h': stack_.push_back(memo_get(le(1))); break;
-            case 'j': stack_.push_back(memo_get(le(4))); break;
+            case 'h': push(memo_get(le(1))); break;
+            case 'j': push(memo_get(le(4))); break;
             case 'p': case 'g': {  // PUT / GET (text)
                 std::string s = line();
                 uint64_t idx = 0;
@@ -415,7 +466,7 @@ Obj Unpickler::run() {
                 } catch (const std::exception&) {
                     fail("has a malformed PUT/GET opcode");
                 }
-                if (op == 'p') memo_put(idx); else stack_.push_back(memo_get(idx));
+                if (op == 'p') memo_put(idx); else push(memo_get(idx));
                 break;
             }
             case 'c': {  // GLOBAL "module\nname\n"
@@ -433,13 +484,13 @@ Obj Unpickler::run() {
             }
             case 'Q': {  // BINPERSID
                 Obj pid = pop();
-                stack_.push_back(persistent_load(pid));
+                push(persistent_load(pid));
                 break;
             }
             case 'R': {  // REDUCE
                 Obj args = pop();
                 Obj callable = pop();
-                stack_.push_back(reduce(callable, args));
+                push(reduce(callable, args));
                 break;
             }
             case 'b': {  // BUILD: only OrderedDict._metadata (or similar) state on a dict, ignored
@@ -492,7 +543,7 @@ std::map<std::string, Tensor> read_torch_checkpoint(const fs::path& bin) {
         if (v->kind != Kind::Tensor)
             throw Error("checkpoint '" + bin.string() + "' maps '" + k->s + "' to a " + kind_name(v->kind) +
                         ", not a tensor");
-        out[k->s] = v->tensor;
+        out[k->s] = u.tensor_of(*v);
     }
     return out;
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <random>
 
+#include "engine/core/checked.h"
 #include "engine/io/checkpoint.h"
 
 namespace precis {
@@ -148,6 +149,14 @@ BartWeights BartWeights::random(const ModelConfig& cfg, uint64_t seed) {
 
 void BartWeights::extend_positions(int max_positions) {
     if (encoder_positions.dim(0) - 2 >= max_positions) return;
+    if (max_positions > kMaxPositionsLimit)
+        throw Error("cannot extend the position tables to " + std::to_string(max_positions) +
+                    " positions: the limit is " + std::to_string(kMaxPositionsLimit));
+    // Both tables, in float32, before anything is allocated.
+    const std::string what = "extending the position tables to " + std::to_string(max_positions) + " positions";
+    const uint64_t per_table =
+        checked_mul(checked_mul(uint64_t(max_positions) + 2, uint64_t(encoder_positions.dim(1)), what), uint64_t(4), what);
+    require_memory(checked_mul(per_table, uint64_t(2), what), what);
     encoder_positions = tile_positions(encoder_positions, max_positions);
     decoder_positions = tile_positions(decoder_positions, max_positions);
 }

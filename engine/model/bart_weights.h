@@ -68,7 +68,9 @@ struct BartWeights {
     static BartWeights random(const ModelConfig& cfg, uint64_t seed);
 
     // Tiles the position tables to `max_positions` rows after the offset of 2
-    // (lsg-spec section 5 step 3); no-op when already that long.
+    // (lsg-spec section 5 step 3); no-op when already that long. Throws precis::Error
+    // when `max_positions` exceeds kMaxPositionsLimit or the tables would not fit in the
+    // memory available now.
     void extend_positions(int max_positions);
 };
 

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
+#include "engine/io/json_file.h"
 
 namespace precis {
 
@@ -40,6 +40,11 @@ void LsgSettings::validate(const std::string& where) const {
     const std::string B = std::to_string(block_size), SB = std::to_string(sparse_block_size),
                       f = std::to_string(sparsity_factor);
     if (block_size <= 0) bad("block_size must be positive, not " + B);
+    // Attention works on blocks of B x (several B) scores: far beyond any trained setting
+    // (32 to 512), a block size only asks for gigabytes.
+    if (block_size > kMaxLsgBlock) bad("block_size must be at most " + std::to_string(kMaxLsgBlock) + ", not " + B);
+    if (sparse_block_size > kMaxLsgBlock)
+        bad("sparse_block_size must be at most " + std::to_string(kMaxLsgBlock) + ", not " + SB);
     if (sparse_block_size < 0) bad("sparse_block_size must not be negative, not " + SB);
     if (sparsity_factor <= 0) bad("sparsity_factor must be positive, not " + f);
     if (num_global_tokens < 1 || num_global_tokens > 512)
@@ -69,6 +74,14 @@ void LsgSettings::validate(const std::string& where) const {
 }
 
 namespace {
+
+// A value as it appears in an error message: short, and printable even when its strings
+// are not valid UTF-8.
+std::string brief(const json& v) {
+    std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (s.size() > 60) s = s.substr(0, 57) + "...";
+    return s;
+}
 
 // Typed access to one JSON object with errors that name the source and the key.
 class Keys {
@@ -102,20 +115,20 @@ public:
     bool boolean(const char* key, bool fallback) const {
         if (!j_.contains(key)) return fallback;
         const json& v = j_.at(key);
-        if (!v.is_boolean()) fail("key '" + std::string(key) + "' must be true or false, not " + v.dump());
+        if (!v.is_boolean()) fail("key '" + std::string(key) + "' must be true or false, not " + brief(v));
         return v.get<bool>();
     }
     double number(const char* key, double fallback) const {
         if (!j_.contains(key)) return fallback;
         const json& v = j_.at(key);
         if (!v.is_number() || !std::isfinite(v.get<double>()))
-            fail("key '" + std::string(key) + "' must be a finite number, not " + v.dump());
+            fail("key '" + std::string(key) + "' must be a finite number, not " + brief(v));
         return v.get<double>();
     }
     std::string string(const char* key, const std::string& fallback) const {
         if (!j_.contains(key)) return fallback;
         const json& v = j_.at(key);
-        if (!v.is_string()) fail("key '" + std::string(key) + "' must be a string, not " + v.dump());
+        if (!v.is_string()) fail("key '" + std::string(key) + "' must be a string, not " + brief(v));
         return v.get<std::string>();
     }
 
@@ -130,7 +143,7 @@ private:
                    std::fabs(v.get<double>()) < 9e15) {
             x = int64_t(v.get<double>());
         } else {
-            fail("key '" + std::string(key) + "' must be an integer, not " + v.dump());
+            fail("key '" + std::string(key) + "' must be an integer, not " + brief(v));
         }
         if (x < lo || x > hi)
             fail("key '" + std::string(key) + "' = " + std::to_string(x) + " is out of the sensible range [" +
@@ -142,12 +155,10 @@ private:
     std::string where_;
 };
 
-json read_json_file(const fs::path& path, const char* what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error(std::string(what) + " '" + path.string() + "' cannot be opened");
-    json j = json::parse(in, nullptr, false);
-    if (j.is_discarded()) throw Error(std::string(what) + " '" + path.string() + "' is not valid JSON");
-    if (!j.is_object()) throw Error(std::string(what) + " '" + path.string() + "' is not a JSON object");
+json read_json_object(const fs::path& path, const char* what) {
+    const std::string subject = std::string(what) + " '" + path.string() + "'";
+    json j = read_json_file(path, subject, kMaxConfigJsonBytes);
+    if (!j.is_object()) throw Error(subject + " is not a JSON object");
     return j;
 }
 
@@ -166,7 +177,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& where) {
     if (k.has("architectures")) {
         const json& a = j.at("architectures");
         if (!a.is_array() || (!a.empty() && !a.at(0).is_string()))
-            k.fail("key 'architectures' must be a list of class names, not " + a.dump());
+            k.fail("key 'architectures' must be a list of class names, not " + brief(a));
         if (!a.empty()) c.architecture = a.at(0).get<std::string>();
     }
     c.is_lsg = c.architecture.find("LSG") != std::string::npos;
@@ -180,7 +191,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& where) {
     c.decoder_heads = int(k.integer("decoder_attention_heads", 1, 1024));
     c.encoder_ffn_dim = int(k.integer("encoder_ffn_dim", 1, kMaxDim));
     c.decoder_ffn_dim = int(k.integer("decoder_ffn_dim", 1, kMaxDim));
-    c.max_position_embeddings = int(k.integer("max_position_embeddings", 1, int64_t(1) << 24));
+    c.max_position_embeddings = int(k.integer("max_position_embeddings", 1, kMaxPositionsLimit));
     if (c.d_model % c.encoder_heads != 0)
         k.fail("d_model " + std::to_string(c.d_model) + " is not divisible by encoder_attention_heads " +
                std::to_string(c.encoder_heads));
@@ -266,7 +277,7 @@ ModelConfig model_config_from_json(const json& j, const std::string& where) {
 }
 
 ModelConfig parse_model_config(const fs::path& config_json) {
-    return model_config_from_json(read_json_file(config_json, "config file"),
+    return model_config_from_json(read_json_object(config_json, "config file"),
                                   "config file '" + config_json.string() + "'");
 }
 
@@ -283,11 +294,11 @@ GenerationConfig load_generation_config(const fs::path& model_dir, const ModelCo
     std::string where;
     bool from_generation_file = false;
     if (fs::exists(gen)) {
-        j = read_json_file(gen, "generation config");
+        j = read_json_object(gen, "generation config");
         where = "generation config '" + gen.string() + "'";
         from_generation_file = true;
     } else if (fs::exists(cfg)) {
-        j = read_json_file(cfg, "config file");
+        j = read_json_object(cfg, "config file");
         where = "config file '" + cfg.string() + "'";
     } else {
         g.forced_bos_token_id = model.forced_bos_token_id;

@@ -11,6 +11,11 @@
 
 namespace precis {
 
+// The most positions a model may have (config.json, --max-positions, conversion).
+constexpr int kMaxPositionsLimit = 1 << 24;
+// The largest LSG block_size / sparse_block_size accepted (from a file or a flag).
+constexpr int kMaxLsgBlock = 1 << 14;
+
 enum class SparsityType { None, Norm, Pooling, Stride, BlockStride, BosPooling, Lsh };
 const char* sparsity_type_name(SparsityType t);                  // "none", "norm", ...
 // Accepts the reference spellings; an unknown name means "no sparse part" in the

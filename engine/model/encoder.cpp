@@ -7,6 +7,7 @@
 
 #include "engine/model/encoder_self_attention.h"
 #include "engine/backend/backend.h"
+#include "engine/core/checked.h"
 #include "engine/model/model.h"
 
 namespace precis {
@@ -78,6 +79,12 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         if (Tp > model.max_input_tokens())
             throw Error("an input of " + std::to_string(Tp) + " tokens is longer than the model's " +
                         std::to_string(model.max_input_tokens()) + " positions");
+        {  // the row's activations (x, q, k, v, ctx, the output, kept layer states), before allocating
+            const std::string what = "encoding " + std::to_string(T) + " tokens";
+            const uint64_t row = checked_mul(uint64_t(S), uint64_t(D) * 4, what);
+            const uint64_t copies = 6 + (keep_layer_states ? uint64_t(L) + 1 : 0);
+            require_memory(checked_mul(row, copies, what) + uint64_t(std::min<int64_t>(S, kFfnChunkRows)) * F * 4, what);
+        }
         std::vector<int64_t> row_ids = ids[r];
         row_ids.resize(Tp, cfg.pad_token_id);
         std::vector<float> key_mask(S, 0.f);

@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/checked.h"
 #include "engine/core/error.h"
+#include "engine/io/json_file.h"
+#include "engine/io/regular_file.h"
 #include "engine/tokenizer/utf8.h"
 
 namespace precis {
@@ -22,20 +25,11 @@ namespace {
 constexpr size_t kMaxCacheEntries = 200000;
 
 std::string read_file(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error("cannot open the tokenizer file " + file.string() + ".");
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    return read_regular_file(file, "the tokenizer file " + file.string(), kMaxTokenizerFileBytes);
 }
 
 json parse_json_file(const fs::path& file) {
-    const std::string text = read_file(file);
-    try {
-        return json::parse(text);
-    } catch (const json::exception& e) {
-        throw Error("the tokenizer file " + file.string() + " is not valid JSON (" + e.what() + ").");
-    }
+    return parse_json_text(read_file(file), "the tokenizer file " + file.string());
 }
 
 [[noreturn]] void bad_structure(const fs::path& file, const std::string& problem) {
@@ -73,6 +67,38 @@ const json* find_byte_level(const json& pre) {
         return find_byte_level(pre["pretokenizers"][0]);
     }
     return nullptr;
+}
+
+// The ids a tokenizer file gives must describe a vocabulary, not an address space: the
+// id table is as long as the largest id, so one id near INT32_MAX would ask for tens of
+// gigabytes. Gaps are tolerated up to as many ids again as the file has tokens.
+void check_spec(const ByteLevelBpeTokenizer::Spec& spec, const fs::path& file) {
+    if (spec.vocab.empty()) bad_structure(file, "its vocabulary is empty");
+    const int64_t tokens = int64_t(spec.vocab.size() + spec.added_tokens.size());
+    const int64_t limit = 2 * tokens + 1024;
+    auto check_id = [&](const std::string& token, int64_t id) {
+        if (id >= limit)
+            bad_structure(file, "the token \"" + token.substr(0, 40) + "\" has the id " + std::to_string(id) +
+                                    ", far beyond its " + std::to_string(tokens) + " tokens (ids must stay below " +
+                                    std::to_string(limit) + ")");
+    };
+    int64_t size = 0;
+    for (const auto& [tok, id] : spec.vocab) {
+        check_id(tok, id);
+        size = std::max(size, id + 1);
+    }
+    for (const auto& t : spec.added_tokens) {
+        check_id(t.content, t.id);
+        size = std::max(size, t.id + 1);
+    }
+    for (const auto* framing : {&spec.prefix_ids, &spec.suffix_ids})
+        for (int64_t id : *framing)
+            if (id < 0 || id >= size)
+                bad_structure(file, "its post_processor adds the id " + std::to_string(id) +
+                                        ", which is not in its vocabulary of " + std::to_string(size) + " ids");
+    // Per id: the token text, its bytes and a flag (two strings and a bit), plus the map entry.
+    require_memory(checked_mul(uint64_t(size), uint64_t(2 * sizeof(std::string) + 64), "the tokenizer's id table"),
+                   "the tokenizer file " + file.string() + " with " + std::to_string(size) + " ids");
 }
 
 }  // namespace
@@ -138,7 +164,9 @@ std::unique_ptr<ByteLevelBpeTokenizer> ByteLevelBpeTokenizer::from_tokenizer_jso
     // The checks below name the usual mistakes; any other wrong type (a number
     // where a string belongs) surfaces as a json::exception, reported the same way.
     try {
-        return std::make_unique<ByteLevelBpeTokenizer>(spec_from_tokenizer_json(root, file));
+        Spec spec = spec_from_tokenizer_json(root, file);
+        check_spec(spec, file);
+        return std::make_unique<ByteLevelBpeTokenizer>(std::move(spec));
     } catch (const json::exception& e) {
         bad_structure(file, e.what());
     }
@@ -250,7 +278,9 @@ std::unique_ptr<ByteLevelBpeTokenizer> ByteLevelBpeTokenizer::from_vocab_and_mer
     const std::pair<const char*, bool> specials[] = {
         {"<s>", false}, {"<pad>", false}, {"</s>", false}, {"<unk>", false}, {"<mask>", true}};
     for (const auto& [content, lstrip] : specials) {
-        auto it = std::find_if(spec.vocab.begin(), spec.vocab.end(), [&](const auto& e) { return e.first == content; });
+        // Captured by name: clang 14 cannot capture a structured binding.
+        auto it = std::find_if(spec.vocab.begin(), spec.vocab.end(),
+                               [name = content](const auto& e) { return e.first == name; });
         if (it != spec.vocab.end()) spec.added_tokens.push_back({content, it->second, lstrip, false, true});
     }
     spec.unk_token = "<unk>";
@@ -258,6 +288,7 @@ std::unique_ptr<ByteLevelBpeTokenizer> ByteLevelBpeTokenizer::from_vocab_and_mer
         if (t.content == "<s>") spec.prefix_ids = {t.id};
         if (t.content == "</s>") spec.suffix_ids = {t.id};
     }
+    check_spec(spec, vocab_file);
     return std::make_unique<ByteLevelBpeTokenizer>(std::move(spec));
 }
 

@@ -3,14 +3,20 @@
 #include <sentencepiece_processor.h>
 
 #include "engine/core/error.h"
+#include "engine/io/json_file.h"
+#include "engine/io/regular_file.h"
 
 namespace precis {
 
 SentencePieceTokenizer::SentencePieceTokenizer(const std::filesystem::path& model_file)
     : file_(model_file), sp_(std::make_unique<sentencepiece::SentencePieceProcessor>()) {
-    if (const auto status = sp_->Load(model_file.string()); !status.ok())
+    // Read here, not by sentencepiece: a FIFO or /dev/zero must be refused, not read forever.
+    const std::string bytes =
+        read_regular_file(model_file, "the sentencepiece model " + model_file.string(), kMaxTokenizerFileBytes);
+    if (const auto status = sp_->LoadFromSerializedProto(bytes); !status.ok())
         throw Error("the sentencepiece model " + model_file.string() + " cannot be loaded: " + status.ToString() + ".");
     const int n = sp_->GetPieceSize();
+    if (n <= 0) throw Error("the sentencepiece model " + model_file.string() + " has an empty vocabulary.");
 
     // sentencepiece's default reserved ids mean the fairseq layout; anything else
     // was chosen on purpose when training, so those ids are used as they are.

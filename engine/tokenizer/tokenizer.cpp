@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/io/regular_file.h"
 #include "engine/tokenizer/byte_level_bpe.h"
 #include "engine/tokenizer/sentencepiece_tokenizer.h"
 
@@ -12,9 +13,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// True for a tokenizer file that is there; one that is there but is not a regular file
+// (a FIFO, a device, a folder) is an error naming it rather than a file to skip.
 bool is_file(const fs::path& p) {
     std::error_code ec;
-    return fs::is_regular_file(p, ec);
+    if (!fs::exists(p, ec)) return false;
+    require_regular_file(p, "the tokenizer file " + p.string());
+    return true;
 }
 
 // The folder's sentencepiece model: a conventional name first, else the only *.model.

@@ -11,9 +11,11 @@
 #include "engine/io/checkpoint.h"
 #include "engine/io/torch_pickle.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/hostile_inputs.h"
 
 namespace fs = std::filesystem;
 using namespace precis;
+using precis::test::make_zip;
 
 namespace {
 
@@ -28,65 +30,6 @@ void write_bytes(const fs::path& p, const std::string& bytes) {
 
 void put(std::string& s, uint64_t v, int bytes) {
     for (int i = 0; i < bytes; ++i) s.push_back(char((v >> (8 * i)) & 0xff));
-}
-
-// A minimal zip with stored (or, for tests, claimed-compressed) entries.
-// Like torch.save, entry data is aligned to 64 bytes (padding in the local extra field)
-// unless `align` is false.
-std::string make_zip(const std::vector<std::pair<std::string, std::string>>& files, uint16_t method = 0,
-                     bool align = true) {
-    std::string out, cd;
-    for (const auto& [name, data] : files) {
-        const uint64_t local = out.size();
-        size_t pad = 0;
-        if (align) {
-            pad = (64 - (local + 30 + name.size() + 4) % 64) % 64 + 4;
-        }
-        put(out, 0x04034b50, 4);
-        put(out, 20, 2);
-        put(out, 0, 2);
-        put(out, method, 2);
-        put(out, 0, 4);  // time, date
-        put(out, 0, 4);  // crc (not checked)
-        put(out, data.size(), 4);
-        put(out, data.size(), 4);
-        put(out, name.size(), 2);
-        put(out, pad, 2);
-        out += name;
-        if (pad) {
-            put(out, 0x5043, 2);  // a private extra-field id, as torch's "FB" padding
-            put(out, pad - 4, 2);
-            out += std::string(pad - 4, 'Z');
-        }
-        out += data;
-        put(cd, 0x02014b50, 4);
-        put(cd, 20, 2);
-        put(cd, 20, 2);
-        put(cd, 0, 2);
-        put(cd, method, 2);
-        put(cd, 0, 4);
-        put(cd, 0, 4);
-        put(cd, data.size(), 4);
-        put(cd, data.size(), 4);
-        put(cd, name.size(), 2);
-        put(cd, 0, 2);
-        put(cd, 0, 2);
-        put(cd, 0, 2);
-        put(cd, 0, 2);
-        put(cd, 0, 4);
-        put(cd, local, 4);
-        cd += name;
-    }
-    const uint64_t cd_offset = out.size();
-    out += cd;
-    put(out, 0x06054b50, 4);
-    put(out, 0, 4);
-    put(out, files.size(), 2);
-    put(out, files.size(), 2);
-    put(out, cd.size(), 4);
-    put(out, cd_offset, 4);
-    put(out, 0, 2);
-    return out;
 }
 
 // The same with every size and offset moved to zip64 fields, as torch writes archives

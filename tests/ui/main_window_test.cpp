@@ -1,6 +1,8 @@
 // The main window end to end on the offscreen platform: open a document, summarize it
 // with the fixture model, see the summary stored in the library and shown with its
 // history and highlighted passages; re-summarizing keeps history; bad files report once.
+#include <fstream>
+
 #include <QDockWidget>
 #include <QInputDialog>
 #include <QPainter>
@@ -17,6 +19,7 @@
 #include <QTableView>
 #include <QTextBrowser>
 
+#include "app/file_names.h"
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
 #include "tests/ui/ui_test_support.h"
@@ -179,6 +182,19 @@ TEST_F(MainWindowTest, SearchFiltersTheLibrary) {
     EXPECT_TRUE(wait_until([&] { return rows->rowCount() == 1; }, 5000));
     window_->library_panel()->search_box()->clear();
     EXPECT_TRUE(wait_until([&] { return rows->rowCount() == 2; }, 5000));
+}
+
+TEST_F(MainWindowTest, FileWhoseNameIsNotUtf8OpensAndIsStoredExactly) {
+    // As `precis FILE` hands it over: the name's bytes, kept by path_from_native.
+    const auto path = dir_ / "caf\xE9-rivers.txt";
+    std::ofstream(path, std::ios::binary) << river_paragraphs();  // not QFile: it would mangle the name
+    window_->open_file(path_from_native(path.string()));
+    const bool opened = wait_until([&] { return window_->current_document() != 0 && !window_->engine()->busy(); });
+    QMessageBox* box = window_->findChild<QMessageBox*>();
+    ASSERT_TRUE(opened) << (box ? box->text().toStdString() : std::string("(no message)"));
+    const auto doc = window_->library().document(window_->current_document());
+    ASSERT_TRUE(doc.has_value());
+    EXPECT_EQ(path_to_native(doc->path).toStdString(), path.string());
 }
 
 TEST_F(MainWindowTest, UnreadableFileShowsOneMessage) {
