@@ -234,7 +234,10 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     std::vector<double> gemm;
     for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att, enc.rows[0].sparse_path));
     const double bandwidth = copy_bandwidth_bytes_per_second();
-    const double step_bytes = double(decoder_bytes_per_token(model->weights()));
+    // Cross-attention reads every layer's keys and values over the whole input each step.
+    const double cross_kv_bytes =
+        2.0 * c.decoder_layers * double(enc.rows[0].memory.dim(0)) * double(c.d_model) * sizeof(float);
+    const double step_bytes = double(decoder_bytes_per_token(model->weights())) + cross_kv_bytes;
 
     nlohmann::json j;
     j["length"] = length;
@@ -257,8 +260,10 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     j["beam4_tokens_per_second"] = beam_tps;
     j["peak_memory_mb"] = double(ru.ru_maxrss) * 1024.0 / 1e6;  // decimal megabytes
     j["copy_bandwidth_gb_per_second"] = bandwidth / 1e9;
-    j["decoder_weight_mb_per_token"] = step_bytes / 1e6;
-    // Tokens/s if a step cost nothing but reading its weights once at copy bandwidth.
+    j["decoder_weight_mb_per_token"] = (step_bytes - cross_kv_bytes) / 1e6;
+    j["cross_attention_kv_mb_per_token"] = cross_kv_bytes / 1e6;
+    // Tokens/s if a step cost nothing but reading its weights and cross keys/values once
+    // at copy bandwidth.
     j["greedy_bandwidth_bound_tokens_per_second"] = bandwidth / step_bytes;
     j["greedy_fraction_of_bandwidth_bound"] = median(tps) / (bandwidth / step_bytes);
     return j;
@@ -337,9 +342,10 @@ int cmd_bench(const Args& raw) {
                             j["seconds_to_first_token"].get<double>(), j["beam4_tokens_per_second"].get<double>(),
                             j["peak_memory_mb"].get<double>(),
                             j["linear_weights_mb"].get<double>());
-                std::printf("%6d tokens  %-12s decoder reads %.0f MB of weights per token; copy bandwidth %.1f GB/s "
+                std::printf("%6d tokens  %-12s decoder reads %.0f MB of weights + %.0f MB of cross keys/values per token; copy bandwidth %.1f GB/s "
                             "bounds greedy at %.1f tok/s, reached %.0f%%\n",
                             length, compute.c_str(), j["decoder_weight_mb_per_token"].get<double>(),
+                            j["cross_attention_kv_mb_per_token"].get<double>(),
                             j["copy_bandwidth_gb_per_second"].get<double>(),
                             j["greedy_bandwidth_bound_tokens_per_second"].get<double>(),
                             100 * j["greedy_fraction_of_bandwidth_bound"].get<double>());
