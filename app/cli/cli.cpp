@@ -18,6 +18,7 @@ Without a command, precis opens the desktop application.
             [--attention lsg|full|fovea] [--sparsity-type T] [--block-size N]
             [--sparse-block-size N] [--sparsity-factor N] [--num-global-tokens N]
             [--max-positions N] [--lsh-seed N] [--max-input-tokens N]
+            [--compute-type fp32|int8|fp16-weights]
   classify FILE... --model DIR [--labels "a,b,c"] [--multi-label] [--threshold X] [--json]
            [--template "This text is about {}."] [--store] [--library DB]
   batch DIR [--library DB] [--recursive] [--retry-failed] [--classifier DIR [--labels ...]]
@@ -28,8 +29,8 @@ Without a command, precis opens the desktop application.
   tokenize --model DIR [--json] [--decode] TEXT
   forward --model DIR --input IN.json --out OUT.safetensors [--generate greedy|beam] ...
   inspect MODEL
-  bench [--model DIR|--shape base|tiny] [--device ...] [--lengths 1024,4096,16384]
-        [--attention lsg|full|fovea] [--json]
+  bench [--model DIR|--shape base|large|tiny] [--device ...] [--lengths 1024,4096,16384]
+        [--attention lsg|full|fovea] [--compute-type fp32,int8,fp16-weights] [--json]
   eval --input PAIRS.jsonl [--model DIR] [--limit N] [--output OUT.jsonl] [--json]
   model catalog [--json]
   model download REPO [--revision R] [--name NAME] [--convert-lsg 4096]

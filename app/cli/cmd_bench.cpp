@@ -1,6 +1,7 @@
 // precis bench: times the encoder, its matrix products alone, greedy decoding and peak
-// memory per input length. Each length runs in a child process so that the peak memory
-// reported belongs to that length alone.
+// memory per input length and compute type (fp32, int8, fp16-weights side by side; the
+// ratios to fp32 come from the same run). Each (length, compute type) runs in a child
+// process so that the peak memory reported belongs to it alone.
 #include <cblas.h>
 #include <sys/resource.h>
 
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +47,12 @@ ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) 
         c.encoder_layers = c.decoder_layers = 6;
         c.encoder_heads = c.decoder_heads = 12;
         c.encoder_ffn_dim = c.decoder_ffn_dim = 3072;
+    } else if (shape == "large") {
+        c.vocab_size = 50265;
+        c.d_model = 1024;
+        c.encoder_layers = c.decoder_layers = 12;
+        c.encoder_heads = c.decoder_heads = 16;
+        c.encoder_ffn_dim = c.decoder_ffn_dim = 4096;
     } else if (shape == "tiny") {
         c.vocab_size = 1000;
         c.d_model = 64;
@@ -52,7 +60,7 @@ ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) 
         c.encoder_heads = c.decoder_heads = 4;
         c.encoder_ffn_dim = c.decoder_ffn_dim = 128;
     } else {
-        throw Error("--shape must be base or tiny, not '" + shape + "'");
+        throw Error("--shape must be base, large or tiny, not '" + shape + "'");
     }
     c.architecture = lsg ? "LSGBartForConditionalGeneration" : "BartForConditionalGeneration";
     c.is_lsg = lsg;
@@ -123,7 +131,37 @@ double gemm_seconds(Backend& be, const ModelConfig& c, int64_t rows, const Atten
     return s;
 }
 
+// The machine's limit for decoding: a stream-like copy (read + write bytes per second)
+// of buffers far larger than the caches, split over the same OpenMP threads as the kernels.
+double copy_bandwidth_bytes_per_second() {
+    const size_t n = size_t(32) << 20;  // 128 MB per buffer
+    std::vector<float> a(n, 1.f), b(n, 0.f);
+    double best = 1e30;
+    for (int pass = 0; pass < 4; ++pass) {
+        auto t0 = Clock::now();
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < int64_t(n); ++i) b[size_t(i)] = a[size_t(i)];
+        best = std::min(best, since(t0));
+    }
+    return 2.0 * double(n) * sizeof(float) / best;
+}
+
+// Weight bytes one greedy step reads: every decoder layer's self-attention, cross-attention
+// query and output, feed-forward and the LM head (cross keys/values are computed once).
+size_t decoder_bytes_per_token(const BartWeights& w) {
+    auto lin = [](const LinearWeights& l) { return l.weight.nbytes() + (l.scales.defined() ? l.scales.nbytes() : 0); };
+    size_t n = w.lm_head.weight.defined() ? lin(w.lm_head) : w.shared.nbytes();
+    for (const DecoderLayerWeights& l : w.decoder_layers)
+        n += lin(l.self_attn.q) + lin(l.self_attn.k) + lin(l.self_attn.v) + lin(l.self_attn.out) +
+             lin(l.cross_attn.q) + lin(l.cross_attn.out) + lin(l.fc1) + lin(l.fc2);
+    return n;
+}
+
 nlohmann::json bench_one(const Arguments& args, int length) {
+    // The backend first: it sets the allocator up so that the transient float32 matrices
+    // of a quantized model's loading are returned at once and do not inflate the peak.
+    std::string device;
+    auto be = backend_from_flags(args, &device);
     const std::string attention = args.value_or("--attention", "lsg");
     std::shared_ptr<const Model> model;
     AttentionOptions att;
@@ -136,11 +174,10 @@ nlohmann::json bench_one(const Arguments& args, int length) {
         const std::string shape = args.value_or("--shape", "base");
         const int positions = std::max(1024, length);
         ModelConfig cfg = shape_config(shape, attention != "full", positions);
-        model = Model::from_parts(cfg, BartWeights::random(cfg, 1234), nullptr, GenerationConfig{}, "random-" + shape);
+        model = Model::from_parts(cfg, BartWeights::random(cfg, 1234, compute_type_from_flags(args)), nullptr,
+                                  GenerationConfig{}, "random-" + shape);
         att = attention_from_flags(*model, args);
     }
-    std::string device;
-    auto be = backend_from_flags(args, &device);
     const int repeat = args.int_value("--repeat").value_or(3);
     const int new_tokens = args.int_value("--new-tokens").value_or(32);
     check(repeat >= 1, "--repeat must be at least 1, not " + std::to_string(repeat));
@@ -182,12 +219,27 @@ nlohmann::json bench_one(const Arguments& args, int length) {
         first.push_back(to_first);
         tps.push_back((r.steps - 1) / std::max(1e-9, total - to_first));
     }
+    // Beam search with 4 beams: 4 decoder rows per step (once; the first step included).
+    double beam_tps = 0;
+    {
+        GenerationConfig gb = g;
+        gb.num_beams = 4;
+        gb.early_stopping = false;
+        auto t0 = Clock::now();
+        GenerationResult r = generate(*model, *be, enc, gb, RunCallbacks{});
+        beam_tps = r.steps / std::max(1e-9, since(t0));
+    }
     // Peak memory of the real work, taken before the GEMM-only timing allocates its own buffers.
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
     const int64_t rows = enc.rows[0].num_global + enc.rows[0].padded_length;
     std::vector<double> gemm;
     for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att, enc.rows[0].sparse_path));
+    const double bandwidth = copy_bandwidth_bytes_per_second();
+    // Cross-attention reads every layer's keys and values over the whole input each step.
+    const double cross_kv_bytes =
+        2.0 * c.decoder_layers * double(enc.rows[0].memory.dim(0)) * double(c.d_model) * sizeof(float);
+    const double step_bytes = double(decoder_bytes_per_token(model->weights())) + cross_kv_bytes;
 
     nlohmann::json j;
     j["length"] = length;
@@ -195,6 +247,8 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     j["device"] = device;
     j["threads"] = cpu_threads();
     j["attention"] = attention;
+    j["compute_type"] = compute_type_name(model->compute_type());
+    j["linear_weights_mb"] = double(model->weights().linear_weight_bytes()) / 1e6;
     if (att.kind == EncoderAttention::Lsg) {
         j["sparsity_type"] = sparsity_type_name(att.lsg.sparsity_type);
         j["block_size"] = att.lsg.block_size;
@@ -205,7 +259,15 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     j["encoder_over_gemm"] = median(enc_times) / std::max(1e-9, median(gemm));
     j["greedy_tokens_per_second"] = median(tps);
     j["seconds_to_first_token"] = median(first);
+    j["beam4_tokens_per_second"] = beam_tps;
     j["peak_memory_mb"] = double(ru.ru_maxrss) * 1024.0 / 1e6;  // decimal megabytes
+    j["copy_bandwidth_gb_per_second"] = bandwidth / 1e9;
+    j["decoder_weight_mb_per_token"] = (step_bytes - cross_kv_bytes) / 1e6;
+    j["cross_attention_kv_mb_per_token"] = cross_kv_bytes / 1e6;
+    // Tokens/s if a step cost nothing but reading its weights and cross keys/values once
+    // at copy bandwidth.
+    j["greedy_bandwidth_bound_tokens_per_second"] = bandwidth / step_bytes;
+    j["greedy_fraction_of_bandwidth_bound"] = median(tps) / (bandwidth / step_bytes);
     return j;
 }
 
@@ -213,7 +275,7 @@ nlohmann::json bench_one(const Arguments& args, int length) {
 
 int cmd_bench(const Args& raw) {
     auto options = attention_option_names();
-    options.insert({"--model", "--shape", "--device", "--lengths", "--repeat", "--new-tokens"});
+    options.insert({"--model", "--shape", "--device", "--lengths", "--repeat", "--new-tokens", "--compute-type"});
     options.merge(method_option_names());
     options.insert("--child-share");  // bench_extractive's child processes
     Arguments args("bench", raw, {"--json", "--child", "--include-infeasible"}, options);
@@ -228,6 +290,10 @@ int cmd_bench(const Args& raw) {
         check(lengths.back() >= 4 && lengths.back() <= kMaxPositionsLimit,
               "--lengths entries must be between 4 and " + std::to_string(kMaxPositionsLimit) + " tokens, not " + s);
     }
+    // The parent runs every listed compute type; a child runs one.
+    std::vector<std::string> compute_types;
+    for (const std::string& s : split_list(args.value_or("--compute-type", "fp32,int8,fp16-weights")))
+        compute_types.push_back(compute_type_name(parse_compute_type(s)));
     if (args.flag("--child")) {  // one length, one JSON line, in this process
         std::cout << bench_one(args, lengths.at(0)).dump() << std::endl;
         return 0;
@@ -239,32 +305,61 @@ int cmd_bench(const Args& raw) {
                       << " tokens (quadratic; pass --include-infeasible to run it)\n";
             continue;
         }
-        // Same arguments, one length, in a child (so its peak memory is its own).
-        const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-        std::string rebuilt = "'" + self + "' bench --child --lengths " + std::to_string(length);
-        for (size_t i = 0; i < raw.size(); ++i) {
-            if (raw[i] == "--lengths") { ++i; continue; }
-            if (raw[i].rfind("--lengths=", 0) == 0 || raw[i] == "--json") continue;
-            rebuilt += " '" + raw[i] + "'";
-        }
-        FILE* p = popen(rebuilt.c_str(), "r");
-        if (!p) throw Error("cannot start the benchmark child process");
-        std::string out;
-        char buf[4096];
-        while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-        const int rc = pclose(p);
-        if (rc != 0) throw Error("the benchmark at " + std::to_string(length) + " tokens failed");
-        nlohmann::json j = nlohmann::json::parse(out.substr(out.find('{')));
-        all.push_back(j);
-        if (!args.flag("--json")) {
-            std::printf("%6d tokens  %-5s %-12s encoder %8.3f s  (GEMMs alone %8.3f s, x%.2f)  greedy %6.1f tok/s"
-                        " (first token after %.2f s)  peak %7.0f MB\n",
-                        length, j["attention"].get<std::string>().c_str(),
-                        j.value("sparsity_type", std::string("-")).c_str(), j["encoder_seconds"].get<double>(),
-                        j["encoder_gemm_seconds"].get<double>(), j["encoder_over_gemm"].get<double>(),
-                        j["greedy_tokens_per_second"].get<double>(), j["seconds_to_first_token"].get<double>(),
-                        j["peak_memory_mb"].get<double>());
-            std::fflush(stdout);
+        std::optional<nlohmann::json> fp32;
+        for (const std::string& compute : compute_types) {
+            // Same arguments, one length and compute type, in a child (so its peak memory is its own).
+            const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+            std::string rebuilt = "'" + self + "' bench --child --lengths " + std::to_string(length) +
+                                  " --compute-type " + compute;
+            for (size_t i = 0; i < raw.size(); ++i) {
+                if (raw[i] == "--lengths" || raw[i] == "--compute-type") { ++i; continue; }
+                if (raw[i].rfind("--lengths=", 0) == 0 || raw[i].rfind("--compute-type=", 0) == 0 || raw[i] == "--json")
+                    continue;
+                rebuilt += " '" + raw[i] + "'";
+            }
+            FILE* p = popen(rebuilt.c_str(), "r");
+            if (!p) throw Error("cannot start the benchmark child process");
+            std::string out;
+            char buf[4096];
+            while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+            const int rc = pclose(p);
+            if (rc != 0) throw Error("the benchmark at " + std::to_string(length) + " tokens (" + compute + ") failed");
+            nlohmann::json j = nlohmann::json::parse(out.substr(out.find('{')));
+            if (compute == "fp32") fp32 = j;
+            if (fp32 && compute != "fp32") {
+                j["encoder_speedup_vs_fp32"] = (*fp32)["encoder_seconds"].get<double>() / j["encoder_seconds"].get<double>();
+                j["greedy_speedup_vs_fp32"] =
+                    j["greedy_tokens_per_second"].get<double>() / (*fp32)["greedy_tokens_per_second"].get<double>();
+                j["peak_memory_vs_fp32"] = j["peak_memory_mb"].get<double>() / (*fp32)["peak_memory_mb"].get<double>();
+                j["beam4_speedup_vs_fp32"] =
+                    j["beam4_tokens_per_second"].get<double>() / (*fp32)["beam4_tokens_per_second"].get<double>();
+            }
+            all.push_back(j);
+            if (!args.flag("--json")) {
+                std::printf("%6d tokens  %-5s %-12s %-12s encoder %8.3f s  (GEMMs alone %8.3f s, x%.2f)  greedy %6.1f tok/s"
+                            " (first token after %.2f s)  beam-4 %6.1f tok/s  peak %7.0f MB (linear weights %6.0f MB)\n",
+                            length, j["attention"].get<std::string>().c_str(),
+                            j.value("sparsity_type", std::string("-")).c_str(), compute.c_str(),
+                            j["encoder_seconds"].get<double>(), j["encoder_gemm_seconds"].get<double>(),
+                            j["encoder_over_gemm"].get<double>(), j["greedy_tokens_per_second"].get<double>(),
+                            j["seconds_to_first_token"].get<double>(), j["beam4_tokens_per_second"].get<double>(),
+                            j["peak_memory_mb"].get<double>(),
+                            j["linear_weights_mb"].get<double>());
+                std::printf("%6d tokens  %-12s decoder reads %.0f MB of weights + %.0f MB of cross keys/values per token; copy bandwidth %.1f GB/s "
+                            "bounds greedy at %.1f tok/s, reached %.0f%%\n",
+                            length, compute.c_str(), j["decoder_weight_mb_per_token"].get<double>(),
+                            j["cross_attention_kv_mb_per_token"].get<double>(),
+                            j["copy_bandwidth_gb_per_second"].get<double>(),
+                            j["greedy_bandwidth_bound_tokens_per_second"].get<double>(),
+                            100 * j["greedy_fraction_of_bandwidth_bound"].get<double>());
+                if (j.contains("encoder_speedup_vs_fp32"))
+                    std::printf("%6d tokens  %s vs fp32: encoder x%.2f faster, greedy x%.2f tokens/s, beam-4 x%.2f "
+                                "tokens/s, peak memory x%.2f\n",
+                                length, compute.c_str(), j["encoder_speedup_vs_fp32"].get<double>(),
+                                j["greedy_speedup_vs_fp32"].get<double>(), j["beam4_speedup_vs_fp32"].get<double>(),
+                                j["peak_memory_vs_fp32"].get<double>());
+                std::fflush(stdout);
+            }
         }
     }
     if (args.flag("--json")) std::cout << all.dump(2) << "\n";

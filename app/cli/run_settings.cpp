@@ -29,8 +29,12 @@ std::set<std::string> generation_flag_names() { return {"--early-stopping"}; }
 std::set<std::string> summarize_option_names() {
     std::set<std::string> names = attention_option_names();
     names.merge(generation_option_names());
-    names.insert({"--model", "--device"});
+    names.insert({"--model", "--device", "--compute-type"});
     return names;
+}
+
+ComputeType compute_type_from_flags(const Arguments& args) {
+    return parse_compute_type(args.value_or("--compute-type", "fp32"));
 }
 
 namespace {
@@ -77,6 +81,7 @@ LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& arg
     const fs::path& dir = where.dir;
     LoadOptions lo;
     lo.tokenizer_dir = where.tokenizer_dir;
+    lo.compute_type = compute_type_from_flags(args);
     if (auto v = args.int_value("--max-positions")) {
         check(*v > 0 && *v <= kMaxPositionsLimit, "--max-positions must be between 1 and " +
                                                       std::to_string(kMaxPositionsLimit) + ", not " + std::to_string(*v));

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "app/cli/arguments.h"
+#include "engine/model/compute_type.h"
 #include "engine/model/config.h"
 #include "engine/model/run_options.h"
 
@@ -22,7 +23,10 @@ namespace precis::cli {
 std::set<std::string> attention_option_names();   // --attention, --sparsity-type, ...
 std::set<std::string> generation_option_names();  // --beams, --length-penalty, ...
 std::set<std::string> generation_flag_names();    // --early-stopping
-// Everything a summarizing command takes: attention, generation, --model, --device.
+// --compute-type fp32|int8|fp16-weights: how the linear layers hold their weights.
+ComputeType compute_type_from_flags(const Arguments& args);
+// Everything a summarizing command takes: attention, generation, --model, --device,
+// --compute-type.
 std::set<std::string> summarize_option_names();
 
 // Loading options implied by the attention flags (extrapolation, in-memory conversion).

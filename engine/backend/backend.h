@@ -9,6 +9,17 @@
 
 namespace precis {
 
+// How a linear layer's weight matrix W[out, in] is stored. I8: symmetric int8 with one
+// float scale per output row (W[o, i] = q[o, i] * scales[o]); F16: IEEE half, widened to
+// float as it is read. Activations are float32 in every format.
+enum class WeightFormat : uint8_t { F32, I8, F16 };
+
+struct WeightRef {
+    WeightFormat format = WeightFormat::F32;
+    const void* data = nullptr;     // float / int8_t / uint16_t, [out, in] row-major
+    const float* scales = nullptr;  // I8 only: [out]
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -17,6 +28,9 @@ public:
     // y[rows, out] = x[rows, in] * W[out, in]^T + b[out] (b may be null).
     virtual void linear(const float* x, int64_t rows, int64_t in, const float* w, const float* b,
                         int64_t out, float* y) = 0;
+    // The same with W in any WeightFormat. The default handles F32 only.
+    virtual void linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
+                        float* y);
     // x[rows, dim] = LayerNorm(x + delta) * gamma + beta (delta may be null), eps 1e-5.
     virtual void add_layer_norm(float* x, const float* delta, int64_t rows, int64_t dim,
                                 const float* gamma, const float* beta, float eps) = 0;

@@ -7,8 +7,10 @@
 #include <cmath>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/lowp_linear.h"
 #include "engine/core/error.h"
 
 namespace precis {
@@ -55,6 +57,7 @@ void linear_block(const float* x, int64_t rows, int64_t in, const float* w, cons
 
 class CpuBackend final : public Backend {
 public:
+    using Backend::linear;
     std::string name() const override { return "cpu"; }
 
     // OpenBLAS runs single-threaded; the work is split over OpenMP threads here, so one
@@ -78,6 +81,22 @@ public:
                 linear_block(x, rows, in, w, b, out, c0, c1, y);
             }
         }
+    }
+
+    // int8 / fp16 weights: the weight-only GEMV for a few rows (decoding is bound by the
+    // bytes of weights read), else the weights widened to fp32 once and the fp32 path.
+    // Widening costs out*in against 2*rows*out*in for the product (see lowp_linear.h).
+    void linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
+                float* y) override {
+        check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
+        if (rows == 0) return;
+        if (w.format == WeightFormat::F32) return linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
+        if (rows <= kLowpGemvMaxRows) return lowp_gemv(x, rows, in, w, b, out, y);
+        // One buffer per calling thread: engine workers may share a backend.
+        thread_local std::vector<float> widened;
+        if (widened.size() < size_t(out * in)) widened.resize(size_t(out * in));
+        widen_weight(w, out, in, widened.data());
+        linear(x, rows, in, widened.data(), b, out, y);
     }
 
     void add_layer_norm(float* x, const float* delta, int64_t rows, int64_t dim, const float* gamma,
@@ -131,6 +150,12 @@ public:
 };
 
 }  // namespace
+
+void Backend::linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
+                     float* y) {
+    check(w.format == WeightFormat::F32, "backend " + name() + " has no kernels for int8 or fp16 weights");
+    linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
+}
 
 std::unique_ptr<Backend> make_cpu_backend() {
     static std::once_flag once;

@@ -10,6 +10,7 @@ size_t dtype_size(DType t) {
         case DType::I64: return 8;
         case DType::I32: return 4;
         case DType::U8: return 1;
+        case DType::I8: return 1;
     }
     return 0;
 }
@@ -22,6 +23,7 @@ const char* dtype_name(DType t) {
         case DType::I64: return "I64";
         case DType::I32: return "I32";
         case DType::U8: return "U8";
+        case DType::I8: return "I8";
     }
     return "?";
 }
@@ -29,7 +31,7 @@ const char* dtype_name(DType t) {
 bool dtype_from_name(const std::string& s, DType& out) {
     static const std::pair<const char*, DType> names[] = {
         {"F32", DType::F32}, {"F16", DType::F16}, {"BF16", DType::BF16},
-        {"I64", DType::I64}, {"I32", DType::I32}, {"U8", DType::U8}};
+        {"I64", DType::I64}, {"I32", DType::I32}, {"U8", DType::U8}, {"I8", DType::I8}};
     for (auto& [n, t] : names)
         if (s == n) { out = t; return true; }
     return false;

@@ -8,7 +8,8 @@
 
 namespace precis {
 
-enum class DType : uint8_t { F32, F16, BF16, I64, I32, U8 };
+// I8 holds quantized weights (symmetric int8 with a float scale per row, kept beside them).
+enum class DType : uint8_t { F32, F16, BF16, I64, I32, U8, I8 };
 
 size_t dtype_size(DType t);
 const char* dtype_name(DType t);                  // "F32", "F16", ... (safetensors spelling)

@@ -108,6 +108,7 @@ Tensor Tensor::to(DType dtype) const {
             case DType::I64: return float(data<int64_t>()[i]);
             case DType::I32: return float(data<int32_t>()[i]);
             case DType::U8: return float(data<uint8_t>()[i]);
+            case DType::I8: return float(data<int8_t>()[i]);
         }
         return 0.f;
     };
@@ -120,6 +121,7 @@ Tensor Tensor::to(DType dtype) const {
             case DType::I64: out.data<int64_t>()[i] = int64_t(v); break;
             case DType::I32: out.data<int32_t>()[i] = int32_t(v); break;
             case DType::U8: out.data<uint8_t>()[i] = uint8_t(v); break;
+            case DType::I8: out.data<int8_t>()[i] = int8_t(v); break;
         }
     }
     return out;

@@ -1,8 +1,10 @@
 #include "engine/model/bart_weights.h"
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
+#include "engine/backend/lowp_linear.h"
 #include "engine/core/checked.h"
 #include "engine/io/checkpoint.h"
 
@@ -13,6 +15,21 @@ namespace {
 class Gatherer {
 public:
     Gatherer(const WeightMap& map, const std::string& where) : map_(map), where_(where) {}
+
+    ComputeType compute_ = ComputeType::Fp32;
+
+    // The checkpoint's tensor, shape-checked, in its own dtype (F32/F16/BF16).
+    Tensor raw(const std::string& name, const Shape& shape) const {
+        if (!map_.has(name))
+            throw Error("model " + where_ + " has no tensor '" + name + "' that its config requires");
+        const Tensor& t = map_.get(name);
+        if (t.shape() != shape)
+            throw Error("model " + where_ + ": tensor '" + name + "' has shape " + shape_str(t.shape()) +
+                        ", expected " + shape_str(shape));
+        check(t.dtype() == DType::F32 || t.dtype() == DType::F16 || t.dtype() == DType::BF16,
+              "model " + where_ + ": tensor '" + name + "' has unsupported dtype " + dtype_name(t.dtype()));
+        return t;
+    }
 
     Tensor get(const std::string& name, const Shape& shape) const {
         if (!map_.has(name))
@@ -32,7 +49,11 @@ public:
 
     LinearWeights linear(const std::string& prefix, int64_t out, int64_t in) const {
         LinearWeights l;
-        l.weight = get(prefix + ".weight", {out, in});
+        if (compute_ != ComputeType::Fp32) {  // straight from the checkpoint's dtype, no fp32 copy
+            l.weight = LinearWeights::stored_as(raw(prefix + ".weight", {out, in}), compute_, &l.scales);
+        } else {
+            l.weight = get(prefix + ".weight", {out, in});
+        }
         if (map_.has(prefix + ".bias")) l.bias = get(prefix + ".bias", {out});
         return l;
     }
@@ -67,8 +88,10 @@ Tensor tile_positions(const Tensor& table, int max_positions) {
 
 }  // namespace
 
-BartWeights BartWeights::from_map(const WeightMap& map, const ModelConfig& cfg, const std::string& where) {
+BartWeights BartWeights::from_map(const WeightMap& map, const ModelConfig& cfg, const std::string& where,
+                                  ComputeType compute) {
     Gatherer g(map, where);
+    g.compute_ = compute;
     const int64_t D = cfg.d_model, V = cfg.vocab_size, P = cfg.max_position_embeddings + 2;
     BartWeights w;
     w.shared = g.get("model.shared.weight", {V, D});
@@ -109,10 +132,14 @@ BartWeights BartWeights::from_map(const WeightMap& map, const ModelConfig& cfg, 
         w.classification_head = ClassificationHeadWeights{g.linear("classification_head.dense", D, D),
                                                           g.linear("classification_head.out_proj", labels, D)};
     }
+    w.lm_head = LinearWeights{w.shared, {}, w.final_logits_bias};
+    w.compute_type = ComputeType::Fp32;
+    w.lm_head.store_as(compute);
+    w.compute_type = compute;
     return w;
 }
 
-BartWeights BartWeights::random(const ModelConfig& cfg, uint64_t seed) {
+BartWeights BartWeights::random(const ModelConfig& cfg, uint64_t seed, ComputeType compute) {
     std::mt19937_64 rng(seed);
     std::normal_distribution<float> normal(0.f, 0.02f);
     auto rand = [&](Shape s, float scale = 1.f) {
@@ -126,7 +153,11 @@ BartWeights BartWeights::random(const ModelConfig& cfg, uint64_t seed) {
         std::fill(t.data<float>(), t.data<float>() + n, 1.f);
         return t;
     };
-    auto linear = [&](int64_t out, int64_t in) { return LinearWeights{rand({out, in}), rand({out})}; };
+    auto linear = [&](int64_t out, int64_t in) {
+        LinearWeights l{rand({out, in}), {}, rand({out})};
+        l.store_as(compute);  // one fp32 matrix alive at a time
+        return l;
+    };
     auto norm = [&](int64_t d) { return LayerNormWeights{ones(d), Tensor::zeros(DType::F32, {d})}; };
     auto attention = [&](int64_t d) { return AttentionWeights{linear(d, d), linear(d, d), linear(d, d), linear(d, d)}; };
     const int64_t D = cfg.d_model, V = cfg.vocab_size, P = cfg.max_position_embeddings + 2;
@@ -144,7 +175,93 @@ BartWeights BartWeights::random(const ModelConfig& cfg, uint64_t seed) {
     for (int i = 0; i < cfg.decoder_layers; ++i)
         w.decoder_layers.push_back({attention(D), norm(D), attention(D), norm(D), linear(cfg.decoder_ffn_dim, D),
                                     linear(D, cfg.decoder_ffn_dim), norm(D)});
+    w.lm_head = LinearWeights{w.shared, {}, w.final_logits_bias};
+    w.lm_head.store_as(compute);
+    w.compute_type = compute;
     return w;
+}
+
+WeightRef LinearWeights::ref() const {
+    switch (weight.dtype()) {
+        case DType::F32: return {WeightFormat::F32, weight.raw(), nullptr};
+        case DType::I8: return {WeightFormat::I8, weight.raw(), scales.data<float>()};
+        case DType::F16: return {WeightFormat::F16, weight.raw(), nullptr};
+        default: throw Error(std::string("linear weights of dtype ") + dtype_name(weight.dtype()) + " cannot be used");
+    }
+}
+
+Tensor LinearWeights::stored_as(const Tensor& w, ComputeType t, Tensor* scales) {
+    check(w.rank() == 2, "linear weights must be a matrix");
+    const int64_t out = w.dim(0), in = w.dim(1);
+    switch (t) {
+        case ComputeType::Fp32: return w.dtype() == DType::F32 ? w : w.to_f32();
+        case ComputeType::Fp16Weights: return w.dtype() == DType::F16 ? w : w.to(DType::F16);
+        case ComputeType::Int8: {
+            Tensor q = Tensor::empty(DType::I8, {out, in});
+            *scales = Tensor::empty(DType::F32, {out});
+            if (w.dtype() == DType::F32) {
+                quantize_rows_int8(w.data<float>(), out, in, q.data<int8_t>(), scales->data<float>());
+            } else {  // half-precision checkpoints: widen a block of rows at a time
+                constexpr int64_t kBlock = 256;
+                std::vector<float> rows(size_t(std::min(out, kBlock) * in));
+                for (int64_t r0 = 0; r0 < out; r0 += kBlock) {
+                    const int64_t n = std::min(kBlock, out - r0);
+                    const uint16_t* src = w.data<uint16_t>() + r0 * in;
+                    for (int64_t i = 0; i < n * in; ++i)
+                        rows[size_t(i)] = w.dtype() == DType::F16 ? half_to_float(src[i]) : bf16_to_float(src[i]);
+                    quantize_rows_int8(rows.data(), n, in, q.data<int8_t>() + r0 * in, scales->data<float>() + r0);
+                }
+            }
+            return q;
+        }
+    }
+    return w;
+}
+
+void LinearWeights::store_as(ComputeType t) {
+    if (t == ComputeType::Fp32 || !weight.defined()) return;
+    if ((t == ComputeType::Int8 && weight.dtype() == DType::I8) ||
+        (t == ComputeType::Fp16Weights && weight.dtype() == DType::F16))
+        return;
+    check(weight.dtype() != DType::I8, "int8 linear weights cannot be stored as another type");
+    weight = stored_as(weight, t, &scales);
+}
+
+void BartWeights::store_as(ComputeType t) {
+    if (t == compute_type) return;
+    check(compute_type == ComputeType::Fp32, "weights are already stored as " + std::string(compute_type_name(compute_type)));
+    auto att = [&](AttentionWeights& a) {
+        for (LinearWeights* l : {&a.q, &a.k, &a.v, &a.out}) l->store_as(t);
+    };
+    for (auto& l : encoder_layers) {
+        att(l.self_attn);
+        l.fc1.store_as(t);
+        l.fc2.store_as(t);
+    }
+    for (auto& l : decoder_layers) {
+        att(l.self_attn);
+        att(l.cross_attn);
+        l.fc1.store_as(t);
+        l.fc2.store_as(t);
+    }
+    if (classification_head) {
+        classification_head->dense.store_as(t);
+        classification_head->out_proj.store_as(t);
+    }
+    if (!lm_head.weight.defined()) lm_head = LinearWeights{shared, {}, final_logits_bias};
+    lm_head.store_as(t);
+    compute_type = t;
+}
+
+size_t BartWeights::linear_weight_bytes() const {
+    auto lin = [](const LinearWeights& l) { return l.weight.nbytes() + (l.scales.defined() ? l.scales.nbytes() : 0); };
+    auto att = [&](const AttentionWeights& a) { return lin(a.q) + lin(a.k) + lin(a.v) + lin(a.out); };
+    size_t n = 0;
+    for (auto& l : encoder_layers) n += att(l.self_attn) + lin(l.fc1) + lin(l.fc2);
+    for (auto& l : decoder_layers) n += att(l.self_attn) + att(l.cross_attn) + lin(l.fc1) + lin(l.fc2);
+    if (classification_head) n += lin(classification_head->dense) + lin(classification_head->out_proj);
+    if (lm_head.weight.defined()) n += lin(lm_head);
+    return n;
 }
 
 void BartWeights::extend_positions(int max_positions) {

@@ -1,11 +1,15 @@
 #pragma once
 // The weights of a BART / LSG-BART model, gathered by name from a checkpoint and
-// held as float32 (half-precision checkpoints are widened once at load time).
+// held as float32 (half-precision checkpoints are widened once at load time), except the
+// linear layers' matrices, which a compute type other than fp32 stores as int8 + scales
+// or fp16 (quantized once at load, one matrix at a time).
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/backend/backend.h"
 #include "engine/core/tensor.h"
+#include "engine/model/compute_type.h"
 #include "engine/model/config.h"
 
 namespace precis {
@@ -13,12 +17,21 @@ namespace precis {
 class WeightMap;
 
 struct LinearWeights {
-    Tensor weight;  // [out, in]
+    Tensor weight;  // [out, in]: F32, or I8 / F16 (see compute_type.h)
+    Tensor scales;  // [out] F32, I8 only: W[o, :] = weight[o, :] * scales[o]
     Tensor bias;    // [out]
     int64_t out() const { return weight.dim(0); }
     int64_t in() const { return weight.dim(1); }
-    const float* w() const { return weight.data<float>(); }
+    const float* w() const {
+        check(weight.dtype() == DType::F32, "linear weights are quantized; use ref()");
+        return weight.data<float>();
+    }
     const float* b() const { return bias.defined() ? bias.data<float>() : nullptr; }
+    WeightRef ref() const;
+    // A copy of `w` ([out, in], F32/F16/BF16) stored as the compute type asks.
+    static Tensor stored_as(const Tensor& w, ComputeType t, Tensor* scales);
+    // This layer's matrix stored as `t` (a no-op for fp32 or when already done).
+    void store_as(ComputeType t);
 };
 
 struct LayerNormWeights {
@@ -61,11 +74,23 @@ struct BartWeights {
     std::vector<EncoderLayerWeights> encoder_layers;
     std::vector<DecoderLayerWeights> decoder_layers;
     std::optional<ClassificationHeadWeights> classification_head;
+    // The LM head: shared^T with final_logits_bias. For fp32 `lm_head.weight` is `shared`
+    // itself (same memory); other compute types keep a quantized copy of it here.
+    LinearWeights lm_head;
+    ComputeType compute_type = ComputeType::Fp32;
 
     // Gathers and checks every tensor the config implies; errors name `where` and the tensor.
-    static BartWeights from_map(const WeightMap& map, const ModelConfig& cfg, const std::string& where);
-    // Random weights of the right shapes (for `precis bench --shape ...`), seeded.
-    static BartWeights random(const ModelConfig& cfg, uint64_t seed);
+    // Linear layers are stored as `compute` one at a time, so the peak stays near the result.
+    static BartWeights from_map(const WeightMap& map, const ModelConfig& cfg, const std::string& where,
+                                ComputeType compute = ComputeType::Fp32);
+    // Random weights of the right shapes (for `precis bench --shape ...`), seeded; the
+    // same seed gives the same fp32 values whatever the compute type.
+    static BartWeights random(const ModelConfig& cfg, uint64_t seed, ComputeType compute = ComputeType::Fp32);
+
+    // Every linear layer (and the LM head) stored as `t`; fp32 -> int8/fp16 only.
+    void store_as(ComputeType t);
+    // Bytes held by the linear layers' matrices (+ scales), the LM head included.
+    size_t linear_weight_bytes() const;
 
     // Tiles the position tables to `max_positions` rows after the offset of 2
     // (lsg-spec section 5 step 3); no-op when already that long. Throws precis::Error

@@ -24,10 +24,10 @@ Tensor classification_head(const Model& model, Backend& backend, const float* re
     const ClassificationHeadWeights& head = *w.classification_head;
     const int64_t D = model.config().d_model, labels = head.out_proj.out();
     Tensor dense = Tensor::empty(DType::F32, {n, D});
-    backend.linear(rep, n, D, head.dense.w(), head.dense.b(), D, dense.data<float>());
+    backend.linear(rep, n, D, head.dense.ref(), head.dense.b(), D, dense.data<float>());
     for (int64_t i = 0; i < n * D; ++i) dense.data<float>()[i] = std::tanh(dense.data<float>()[i]);
     Tensor logits = Tensor::empty(DType::F32, {n, labels});
-    backend.linear(dense.data<float>(), n, D, head.out_proj.w(), head.out_proj.b(), labels, logits.data<float>());
+    backend.linear(dense.data<float>(), n, D, head.out_proj.ref(), head.out_proj.b(), labels, logits.data<float>());
     return logits;
 }
 

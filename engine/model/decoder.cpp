@@ -44,8 +44,8 @@ DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOu
         for (const EncodedRow& row : encoded.rows) {
             const int64_t S = row.memory.dim(0);
             Tensor k = Tensor::empty(DType::F32, {S, D_}), v = Tensor::empty(DType::F32, {S, D_});
-            be_.linear(row.memory.data<float>(), S, D_, ca.k.w(), ca.k.b(), D_, k.data<float>());
-            be_.linear(row.memory.data<float>(), S, D_, ca.v.w(), ca.v.b(), D_, v.data<float>());
+            be_.linear(row.memory.data<float>(), S, D_, ca.k.ref(), ca.k.b(), D_, k.data<float>());
+            be_.linear(row.memory.data<float>(), S, D_, ca.v.ref(), ca.v.b(), D_, v.data<float>());
             cross_k_.push_back(std::move(k));
             cross_v_.push_back(std::move(v));
         }
@@ -84,14 +84,14 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
     for (int l = 0; l < cfg.decoder_layers; ++l) {
         const DecoderLayerWeights& lw = w.decoder_layers[l];
         // Causal self-attention over the cache plus the new positions.
-        be_.linear(x, n, D, lw.self_attn.q.w(), lw.self_attn.q.b(), D, q_.data<float>());
+        be_.linear(x, n, D, lw.self_attn.q.ref(), lw.self_attn.q.b(), D, q_.data<float>());
         float* kc = self_k_[l].data<float>();
         float* vc = self_v_[l].data<float>();
-        be_.linear(x, n, D, lw.self_attn.k.w(), lw.self_attn.k.b(), D, tmp_.data<float>());
+        be_.linear(x, n, D, lw.self_attn.k.ref(), lw.self_attn.k.b(), D, tmp_.data<float>());
         for (int r = 0; r < rows_; ++r)
             std::memcpy(kc + (int64_t(r) * max_length_ + length_) * D, tmp_.data<float>() + int64_t(r) * new_len * D,
                         size_t(new_len * D) * sizeof(float));
-        be_.linear(x, n, D, lw.self_attn.v.w(), lw.self_attn.v.b(), D, tmp_.data<float>());
+        be_.linear(x, n, D, lw.self_attn.v.ref(), lw.self_attn.v.b(), D, tmp_.data<float>());
         for (int r = 0; r < rows_; ++r)
             std::memcpy(vc + (int64_t(r) * max_length_ + length_) * D, tmp_.data<float>() + int64_t(r) * new_len * D,
                         size_t(new_len * D) * sizeof(float));
@@ -115,11 +115,11 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
                 attend(a, scratch_[size_t(omp_get_thread_num())]);
             }
         }
-        be_.linear(ctx_.data<float>(), n, D, lw.self_attn.out.w(), lw.self_attn.out.b(), D, tmp_.data<float>());
+        be_.linear(ctx_.data<float>(), n, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
 
         // Cross-attention over the row's batch item (shared keys/values).
-        be_.linear(x, n, D, lw.cross_attn.q.w(), lw.cross_attn.q.b(), D, q_.data<float>());
+        be_.linear(x, n, D, lw.cross_attn.q.ref(), lw.cross_attn.q.b(), D, q_.data<float>());
         const size_t items = encoded_.rows.size();
         // With a sink the heads run serially so their weights can be summed without races.
 #pragma omp parallel for collapse(2) schedule(static) if (cross_sink_ == nullptr)
@@ -144,12 +144,12 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
                 attend(a, scratch_[size_t(omp_get_thread_num())]);
             }
         }
-        be_.linear(ctx_.data<float>(), n, D, lw.cross_attn.out.w(), lw.cross_attn.out.b(), D, tmp_.data<float>());
+        be_.linear(ctx_.data<float>(), n, D, lw.cross_attn.out.ref(), lw.cross_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.cross_attn_norm.g(), lw.cross_attn_norm.b(), 1e-5f);
 
-        be_.linear(x, n, D, lw.fc1.w(), lw.fc1.b(), F_, hidden_.data<float>());
+        be_.linear(x, n, D, lw.fc1.ref(), lw.fc1.b(), F_, hidden_.data<float>());
         be_.gelu(hidden_.data<float>(), n * F_);
-        be_.linear(hidden_.data<float>(), n, F_, lw.fc2.w(), lw.fc2.b(), D, tmp_.data<float>());
+        be_.linear(hidden_.data<float>(), n, F_, lw.fc2.ref(), lw.fc2.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
         snapshot();
     }
@@ -160,7 +160,8 @@ void DecoderState::logits(float* out, int new_len) const {
     const ModelConfig& cfg = model_.config();
     const BartWeights& w = model_.weights();
     const int64_t V = cfg.vocab_size, n = int64_t(rows_) * new_len;
-    be_.linear(x_.data<float>(), n, D_, w.shared.data<float>(), w.final_logits_bias.data<float>(), V, out);
+    const WeightRef head = w.lm_head.weight.defined() ? w.lm_head.ref() : WeightRef{WeightFormat::F32, w.shared.raw()};
+    be_.linear(x_.data<float>(), n, D_, head, w.final_logits_bias.data<float>(), V, out);
 }
 
 void DecoderState::set_cross_attention_sink(float* sink) {

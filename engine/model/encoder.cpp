@@ -109,20 +109,20 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         for (int layer = 0; layer < L; ++layer) {
             cb.check_abort();
             const EncoderLayerWeights& lw = w.encoder_layers[layer];
-            be.linear(xp, S, D, lw.self_attn.q.w(), lw.self_attn.q.b(), D, q.data<float>());
-            be.linear(xp, S, D, lw.self_attn.k.w(), lw.self_attn.k.b(), D, k.data<float>());
-            be.linear(xp, S, D, lw.self_attn.v.w(), lw.self_attn.v.b(), D, v.data<float>());
+            be.linear(xp, S, D, lw.self_attn.q.ref(), lw.self_attn.q.b(), D, q.data<float>());
+            be.linear(xp, S, D, lw.self_attn.k.ref(), lw.self_attn.k.b(), D, k.data<float>());
+            be.linear(xp, S, D, lw.self_attn.v.ref(), lw.self_attn.v.b(), D, v.data<float>());
             self_attention.run(layer, int(r), q.data<float>(), k.data<float>(), v.data<float>(), S, G, key_mask.data(),
                                plan.sparse, ctx.data<float>());
-            be.linear(ctx.data<float>(), S, D, lw.self_attn.out.w(), lw.self_attn.out.b(), D, tmp.data<float>());
+            be.linear(ctx.data<float>(), S, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp.data<float>());
             be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
             cb.check_abort();  // a 16k-token layer takes over a second: check inside it too
             for (int64_t r0 = 0; r0 < S; r0 += kFfnChunkRows) {
                 if (r0 > 0 && (r0 / kFfnChunkRows) % 4 == 0) cb.check_abort();
                 const int64_t n = std::min<int64_t>(kFfnChunkRows, S - r0);
-                be.linear(xp + r0 * D, n, D, lw.fc1.w(), lw.fc1.b(), F, hidden.data<float>());
+                be.linear(xp + r0 * D, n, D, lw.fc1.ref(), lw.fc1.b(), F, hidden.data<float>());
                 be.gelu(hidden.data<float>(), n * F);
-                be.linear(hidden.data<float>(), n, F, lw.fc2.w(), lw.fc2.b(), D, tmp.data<float>() + r0 * D);
+                be.linear(hidden.data<float>(), n, F, lw.fc2.ref(), lw.fc2.b(), D, tmp.data<float>() + r0 * D);
             }
             be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
             if (keep_layer_states) out.layer_states.push_back(x.clone());

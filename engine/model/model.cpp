@@ -30,7 +30,7 @@ std::shared_ptr<const Model> Model::load(const fs::path& dir, const LoadOptions&
         cfg = lsg_model_config(cfg, co);
     }
     auto m = std::shared_ptr<Model>(new Model());
-    m->weights_ = BartWeights::from_map(map, cfg, dir.string());
+    m->weights_ = BartWeights::from_map(map, cfg, dir.string(), opts.compute_type);
     if (opts.max_positions && *opts.max_positions > m->max_input_tokens()) {
         m->weights_.extend_positions(*opts.max_positions);
         cfg.max_position_embeddings = *opts.max_positions;

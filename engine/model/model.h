@@ -22,6 +22,8 @@ struct LoadOptions {
     bool load_tokenizer = true;  // a folder without tokenizer files still loads (tokenizer() is null)
     // Read the tokenizer from another folder (models that keep it apart, like the test model).
     std::filesystem::path tokenizer_dir;
+    // How the linear layers hold their weights (quantized once here, at load).
+    ComputeType compute_type = ComputeType::Fp32;
 };
 
 class Model {
@@ -44,6 +46,7 @@ public:
         return config_.is_lsg ? EncoderAttention::Lsg : EncoderAttention::Full;
     }
     size_t parameter_count() const;
+    ComputeType compute_type() const { return weights_.compute_type; }
 
 private:
     Model() = default;

@@ -91,6 +91,56 @@ TEST(Cli, ForwardWritesTheFixtureTensorsForACase) {
     EXPECT_LE(tolerance_excess(out.at("beam.sequences_scores"), c.tensors.at("long.beam.sequences_scores"), 1e-4, 0), 0.0);
 }
 
+TEST(Cli, ForwardTakesAComputeTypeAndRejectsUnknownOnes) {
+    const FixtureCase c = FixtureCase::load("bart-tiny");
+    const fs::path dir = scratch_dir("cli-forward-compute");
+    nlohmann::json in;
+    auto rows = [&](const std::string& name) {
+        const Tensor& t = c.tensors.at(name);
+        std::vector<int64_t> flat = t.to_int_vector();
+        nlohmann::json j = nlohmann::json::array();
+        for (int64_t r = 0; r < t.dim(0); ++r)
+            j.push_back(std::vector<int64_t>(flat.begin() + r * t.dim(1), flat.begin() + (r + 1) * t.dim(1)));
+        return j;
+    };
+    in["input_ids"] = rows("main.input_ids");
+    in["attention_mask"] = rows("main.attention_mask");
+    in["decoder_input_ids"] = rows("decoder_input_ids");
+    std::ofstream(dir / "in.json") << in.dump();
+    const std::string base = "forward --model " + c.model_dir.string() + " --input " + (dir / "in.json").string() +
+                             " --out " + (dir / "out.safetensors").string();
+    for (const std::string type : {"int8", "fp16-weights"}) {
+        CliRun r = precis(base + " --compute-type " + type);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const Tensor logits = read_safetensors(dir / "out.safetensors").tensors.at("logits");
+        std::string why;
+        // fp16: the bound of compute_type_parity_test; int8: a few percent of the logits' scale (~6).
+        const double tol = type == "int8" ? 0.15 : 1e-2;
+        EXPECT_LE(tolerance_excess(logits.to_f32(), c.tensors.at("main.logits"), tol, tol, &why), 0.0) << type << why;
+        EXPECT_GT(tolerance_excess(logits.to_f32(), c.tensors.at("main.logits"), 0, 0), 0.0) << type << ": not fp32";
+    }
+    CliRun r = precis(base + " --compute-type int4");
+    EXPECT_NE(r.code, 0);
+    EXPECT_NE(r.err.find("--compute-type must be fp32, int8 or fp16-weights"), std::string::npos) << r.err;
+}
+
+TEST(Cli, BenchRunsEveryComputeTypeSideBySideWithRatiosToFp32) {
+    CliRun r = precis("bench --shape tiny --attention full --lengths 64 --repeat 1 --new-tokens 4 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto all = nlohmann::json::parse(r.out);
+    ASSERT_EQ(all.size(), 3u);
+    EXPECT_EQ(all[0]["compute_type"], "fp32");
+    EXPECT_EQ(all[1]["compute_type"], "int8");
+    EXPECT_EQ(all[2]["compute_type"], "fp16-weights");
+    for (size_t i = 1; i < 3; ++i) {
+        for (const char* k : {"encoder_speedup_vs_fp32", "greedy_speedup_vs_fp32", "beam4_speedup_vs_fp32",
+                              "peak_memory_vs_fp32"})
+            EXPECT_GT(all[i][k].get<double>(), 0.0) << k;
+        EXPECT_LT(all[i]["linear_weights_mb"].get<double>(), all[0]["linear_weights_mb"].get<double>());
+    }
+    EXPECT_GT(all[0]["copy_bandwidth_gb_per_second"].get<double>(), 0.0);
+}
+
 TEST(Cli, SummarizeWithoutAModelGivesAnExtractiveSummaryNeverTheTestModel) {
     const fs::path dir = scratch_dir("cli-summarize");
     std::ofstream(dir / "doc.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled the harbour.\n"

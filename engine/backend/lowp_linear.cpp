@@ -1,0 +1,160 @@
+#include "engine/backend/lowp_linear.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/core/dtype.h"
+#include "engine/core/error.h"
+
+namespace precis {
+
+namespace {
+
+inline float hsum(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+// Eight weights widened to float: int8 through int32, fp16 with F16C.
+template <WeightFormat F> inline __m256 load8(const void* row, int64_t i);
+template <> inline __m256 load8<WeightFormat::I8>(const void* row, int64_t i) {
+    const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(static_cast<const int8_t*>(row) + i));
+    return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(b));
+}
+template <> inline __m256 load8<WeightFormat::F16>(const void* row, int64_t i) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + i)));
+}
+template <WeightFormat F> inline float load1(const void* row, int64_t i);
+template <> inline float load1<WeightFormat::I8>(const void* row, int64_t i) {
+    return float(static_cast<const int8_t*>(row)[i]);
+}
+template <> inline float load1<WeightFormat::F16>(const void* row, int64_t i) {
+    return half_to_float(static_cast<const uint16_t*>(row)[i]);
+}
+
+template <WeightFormat F> constexpr size_t kElemBytes = F == WeightFormat::I8 ? 1 : 2;
+
+// R activation rows (1..4) against weight rows [c0, c1). Each weight row is read once
+// and widened once; two accumulators per activation row hide the FMA latency.
+template <WeightFormat F, int R>
+void gemv_rows(const float* x, int64_t in, const WeightRef& w, const float* b, int64_t out, int64_t c0, int64_t c1,
+               float* y) {
+    const char* base = static_cast<const char*>(w.data);
+    const int64_t in16 = in / 16 * 16, in8 = in / 8 * 8;
+    for (int64_t o = c0; o < c1; ++o) {
+        const void* row = base + size_t(o) * size_t(in) * kElemBytes<F>;
+        if (o + 1 < c1) _mm_prefetch(base + size_t(o + 1) * size_t(in) * kElemBytes<F>, _MM_HINT_T0);
+        __m256 acc0[R], acc1[R];
+        for (int r = 0; r < R; ++r) acc0[r] = acc1[r] = _mm256_setzero_ps();
+        int64_t i = 0;
+        for (; i < in16; i += 16) {
+            const __m256 w0 = load8<F>(row, i), w1 = load8<F>(row, i + 8);
+            for (int r = 0; r < R; ++r) {
+                acc0[r] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + r * in + i), acc0[r]);
+                acc1[r] = _mm256_fmadd_ps(w1, _mm256_loadu_ps(x + r * in + i + 8), acc1[r]);
+            }
+        }
+        for (; i < in8; i += 8) {
+            const __m256 w0 = load8<F>(row, i);
+            for (int r = 0; r < R; ++r) acc0[r] = _mm256_fmadd_ps(w0, _mm256_loadu_ps(x + r * in + i), acc0[r]);
+        }
+        const float scale = F == WeightFormat::I8 ? w.scales[o] : 1.f;
+        const float bias = b ? b[o] : 0.f;
+        for (int r = 0; r < R; ++r) {
+            float s = hsum(_mm256_add_ps(acc0[r], acc1[r]));
+            for (int64_t j = i; j < in; ++j) s += load1<F>(row, j) * x[r * in + j];
+            y[r * out + o] = s * scale + bias;
+        }
+    }
+}
+
+template <WeightFormat F>
+void gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, int64_t c0,
+                int64_t c1, float* y) {
+    int64_t r = 0;
+    for (; r + 4 <= rows; r += 4) gemv_rows<F, 4>(x + r * in, in, w, b, out, c0, c1, y + r * out);
+    switch (rows - r) {
+        case 3: gemv_rows<F, 3>(x + r * in, in, w, b, out, c0, c1, y + r * out); break;
+        case 2: gemv_rows<F, 2>(x + r * in, in, w, b, out, c0, c1, y + r * out); break;
+        case 1: gemv_rows<F, 1>(x + r * in, in, w, b, out, c0, c1, y + r * out); break;
+        default: break;
+    }
+}
+
+}  // namespace
+
+void quantize_rows_int8(const float* w, int64_t out, int64_t in, int8_t* q, float* scales) {
+#pragma omp parallel for schedule(static) if (out * in > (1 << 16))
+    for (int64_t o = 0; o < out; ++o) {
+        const float* src = w + o * in;
+        float m = 0.f;
+        for (int64_t i = 0; i < in; ++i) m = std::max(m, std::fabs(src[i]));
+        const float scale = m > 0.f ? m / 127.f : 1.f, inv = 1.f / scale;
+        scales[o] = scale;
+        int8_t* dst = q + o * in;
+        for (int64_t i = 0; i < in; ++i)
+            dst[i] = int8_t(std::clamp(std::nearbyint(src[i] * inv), -127.f, 127.f));
+    }
+}
+
+void widen_weight_rows(const WeightRef& w, int64_t in, int64_t c0, int64_t c1, float* dst) {
+    const int64_t in8 = in / 8 * 8;
+    for (int64_t o = c0; o < c1; ++o) {
+        float* d = dst + (o - c0) * in;
+        if (w.format == WeightFormat::I8) {
+            const int8_t* src = static_cast<const int8_t*>(w.data) + o * in;
+            const __m256 s = _mm256_set1_ps(w.scales[o]);
+            int64_t i = 0;
+            for (; i < in8; i += 8) _mm256_storeu_ps(d + i, _mm256_mul_ps(load8<WeightFormat::I8>(src, i), s));
+            for (; i < in; ++i) d[i] = float(src[i]) * w.scales[o];
+        } else if (w.format == WeightFormat::F16) {
+            const uint16_t* src = static_cast<const uint16_t*>(w.data) + o * in;
+            int64_t i = 0;
+            for (; i < in8; i += 8) _mm256_storeu_ps(d + i, load8<WeightFormat::F16>(src, i));
+            for (; i < in; ++i) d[i] = half_to_float(src[i]);
+        } else {
+            const float* src = static_cast<const float*>(w.data) + o * in;
+            std::copy(src, src + in, d);
+        }
+    }
+}
+
+void widen_weight(const WeightRef& w, int64_t out, int64_t in, float* dst) {
+    const int threads = out * in < (1 << 16) ? 1 : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int64_t c0 = out * t / nt, c1 = out * (t + 1) / nt;
+        widen_weight_rows(w, in, c0, c1, dst + c0 * in);
+    }
+}
+
+void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
+                     int64_t c0, int64_t c1, float* y) {
+    switch (w.format) {
+        case WeightFormat::I8:
+            check(w.scales != nullptr, "int8 weights need their scales");
+            gemv_block<WeightFormat::I8>(x, rows, in, w, b, out, c0, c1, y);
+            break;
+        case WeightFormat::F16: gemv_block<WeightFormat::F16>(x, rows, in, w, b, out, c0, c1, y); break;
+        case WeightFormat::F32: throw Error("lowp_gemv: float32 weights go through sgemv");
+    }
+}
+
+void lowp_gemv(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y) {
+    const int threads = rows * in * out < (1 << 16) ? 1 : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        // Column slices aligned to 16 outputs keep each thread's writes on its own cache lines.
+        const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
+        if (c1 > c0) lowp_gemv_block(x, rows, in, w, b, out, c0, c1, y);
+    }
+}
+
+}  // namespace precis

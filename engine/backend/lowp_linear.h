@@ -1,0 +1,40 @@
+#pragma once
+// Linear layers whose weights are stored in fewer bits than float32 (int8 with a scale
+// per output row, or fp16), for the CPU backend. Activations stay float32.
+//
+// Two kernels, chosen by the number of activation rows:
+//  - few rows (decoder steps, one row per beam): a weight-only GEMV that streams each
+//    weight row once, widens it in registers (int8 -> int32 -> float, or F16C
+//    half -> float) and multiplies it into up to four activation rows with FMA. Decoding
+//    is bound by memory bandwidth, so reading a quarter (int8) or half (fp16) of the
+//    fp32 bytes is the whole win.
+//  - many rows (encoder, cross-attention keys/values): the weights are widened to fp32
+//    once per call into a scratch buffer and OpenBLAS's sgemm does the product; the
+//    widening costs out*in operations against 2*rows*out*in for the product.
+#include <cstdint>
+
+#include "engine/backend/backend.h"
+
+namespace precis {
+
+// Rows up to this count use the GEMV kernel, more use widen + sgemm.
+constexpr int64_t kLowpGemvMaxRows = 16;
+
+// Symmetric per-row int8: scales[o] = max|W[o, :]| / 127 (1 for an all-zero row),
+// q[o, i] = round(W[o, i] / scales[o]).
+void quantize_rows_int8(const float* w, int64_t out, int64_t in, int8_t* q, float* scales);
+
+// W[c0:c1, :] widened to float32 into dst[(c1 - c0), in], single-threaded.
+void widen_weight_rows(const WeightRef& w, int64_t in, int64_t c0, int64_t c1, float* dst);
+// All of W[out, in] widened into dst, threaded with OpenMP.
+void widen_weight(const WeightRef& w, int64_t out, int64_t in, float* dst);
+
+// y[rows, c0:c1] = x[rows, in] * W[c0:c1]^T + b[c0:c1] (b may be null), single-threaded,
+// y with row stride `out`. W is I8 or F16.
+void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
+                     int64_t c0, int64_t c1, float* y);
+
+// lowp_gemv_block over all of [0, out), the columns split over OpenMP threads.
+void lowp_gemv(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y);
+
+}  // namespace precis

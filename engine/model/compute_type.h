@@ -1,0 +1,15 @@
+#pragma once
+// How a model's linear layers (attention projections, FFN, LM head) hold their weights:
+// float32, int8 with a float scale per output row (quantized once at load), or fp16
+// storage widened to float32 as it is read. Embeddings, norms and biases stay float32,
+// and every activation is float32.
+#include <string>
+
+namespace precis {
+
+enum class ComputeType { Fp32, Int8, Fp16Weights };
+
+const char* compute_type_name(ComputeType t);       // "fp32", "int8", "fp16-weights"
+ComputeType parse_compute_type(const std::string& s);  // throws Error naming the choices
+
+}  // namespace precis

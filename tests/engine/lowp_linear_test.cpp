@@ -1,0 +1,177 @@
+// The int8 and fp16-weight linear kernels against float32, parameterized over compute
+// type and shape the way CTranslate2's layer tests run over dtype. Two comparisons:
+//  - against sgemm on the same weights widened to float32: this isolates the kernel
+//    (only the summation order differs), so the normalized error is ~1e-7;
+//  - against sgemm on the original float32 weights: this is the quantization error.
+//    int8 per-row symmetric rounding errors are uniform in +-s/2 with s = max|w|/127;
+//    for Gaussian rows of 64..1024 entries max|w| is 2.5..3.3 sigma, so each product's
+//    relative error is about s/sqrt(12)/sigma <= 0.8%. fp16 rounds to 11 significant bits,
+//    relative 2^-11/sqrt(3) = 2.8e-4 per weight, the same after summing.
+// Errors are normalized as in ggml's backend tests: ||y - ref|| / ||ref||.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <tuple>
+
+#include "engine/backend/backend.h"
+#include "engine/backend/lowp_linear.h"
+#include "engine/model/bart_weights.h"
+
+namespace precis::test {
+namespace {
+
+std::vector<float> gaussian(size_t n, uint32_t seed, float sigma = 1.f) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> d(0.f, sigma);
+    std::vector<float> v(n);
+    for (float& x : v) x = d(rng);
+    return v;
+}
+
+double normalized_error(const std::vector<float>& y, const std::vector<float>& ref) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+        num += (double(y[i]) - ref[i]) * (double(y[i]) - ref[i]);
+        den += double(ref[i]) * ref[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+using Shape3 = std::tuple<ComputeType, int64_t, int64_t, int64_t>;  // type, rows, in, out
+
+class LowpLinear : public ::testing::TestWithParam<Shape3> {};
+
+TEST_P(LowpLinear, MatchesFloat32OnTheWidenedWeightsAndBoundsTheQuantizationError) {
+    set_cpu_threads(2);
+    const auto [type, rows, in, out] = GetParam();
+    const std::vector<float> w = gaussian(size_t(out * in), 1, 0.05f), x = gaussian(size_t(rows * in), 2),
+                             b = gaussian(size_t(out), 3);
+    Tensor scales;
+    const Tensor stored = LinearWeights::stored_as(Tensor::from_floats({out, in}, w), type, &scales);
+    const LinearWeights lw{stored, scales, Tensor::from_floats({out}, b)};
+    const WeightRef ref = lw.ref();
+    ASSERT_EQ(ref.format, type == ComputeType::Int8 ? WeightFormat::I8 : WeightFormat::F16);
+
+    auto be = make_cpu_backend();
+    std::vector<float> y(size_t(rows * out), NAN), widened(size_t(out * in)), y_widened(y.size()), y_fp32(y.size());
+    be->linear(x.data(), rows, in, ref, b.data(), out, y.data());
+    widen_weight(ref, out, in, widened.data());
+    be->linear(x.data(), rows, in, widened.data(), b.data(), out, y_widened.data());
+    be->linear(x.data(), rows, in, w.data(), b.data(), out, y_fp32.data());
+
+    EXPECT_LT(normalized_error(y, y_widened), 2e-6) << "the kernel itself";
+    const double bound = type == ComputeType::Int8 ? 1.2e-2 : 5e-4;
+    const double q = normalized_error(y, y_fp32);
+    EXPECT_LT(q, bound) << "quantization error";
+    EXPECT_GT(q, 0.0);  // the weights really were stored in fewer bits
+}
+
+TEST_P(LowpLinear, WithoutBiasAddsNothing) {
+    set_cpu_threads(2);
+    const auto [type, rows, in, out] = GetParam();
+    const std::vector<float> w = gaussian(size_t(out * in), 4, 0.05f), x = gaussian(size_t(rows * in), 5);
+    Tensor scales;
+    const LinearWeights lw{LinearWeights::stored_as(Tensor::from_floats({out, in}, w), type, &scales), scales, {}};
+    auto be = make_cpu_backend();
+    std::vector<float> y(size_t(rows * out)), widened(size_t(out * in)), ref(y.size());
+    be->linear(x.data(), rows, in, lw.ref(), nullptr, out, y.data());
+    widen_weight(lw.ref(), out, in, widened.data());
+    be->linear(x.data(), rows, in, widened.data(), nullptr, out, ref.data());
+    EXPECT_LT(normalized_error(y, ref), 2e-6);
+}
+
+std::string shape_label(const ::testing::TestParamInfo<Shape3>& info) {
+    const auto [type, rows, in, out] = info.param;
+    std::string t = type == ComputeType::Int8 ? "int8" : "fp16";
+    return t + "_rows" + std::to_string(rows) + "_in" + std::to_string(in) + "_out" + std::to_string(out);
+}
+
+// Rows 1..5 and 16 take the GEMV (1-4 rows per pass, remainders), 17 and 200 the
+// widen + sgemm path; 100 and 37 leave tails after the 16- and 8-wide loops.
+INSTANTIATE_TEST_SUITE_P(
+    EveryPathAndTail, LowpLinear,
+    ::testing::Combine(::testing::Values(ComputeType::Int8, ComputeType::Fp16Weights),
+                       ::testing::Values<int64_t>(1, 2, 3, 4, 5, 16, 17, 200),
+                       ::testing::Values<int64_t>(37, 100, 768), ::testing::Values<int64_t>(48, 1000)),
+    shape_label);
+
+TEST(Int8Quantization, ScalesAreTheRowMaximumOver127AndValuesRoundTripWithinHalfAStep) {
+    const int64_t out = 5, in = 33;
+    std::vector<float> w = gaussian(size_t(out * in), 9);
+    std::fill(w.begin() + 2 * in, w.begin() + 3 * in, 0.f);  // an all-zero row
+    std::vector<int8_t> q(w.size());
+    std::vector<float> s(static_cast<size_t>(out));
+    quantize_rows_int8(w.data(), out, in, q.data(), s.data());
+    for (int64_t o = 0; o < out; ++o) {
+        float m = 0;
+        for (int64_t i = 0; i < in; ++i) m = std::max(m, std::fabs(w[size_t(o * in + i)]));
+        if (o == 2) {
+            EXPECT_EQ(s[2], 1.f);
+        } else {
+            EXPECT_FLOAT_EQ(s[size_t(o)], m / 127.f);
+        }
+        int max_q = 0;
+        for (int64_t i = 0; i < in; ++i) {
+            const size_t k = size_t(o * in + i);
+            EXPECT_LE(std::fabs(q[k] * s[size_t(o)] - w[k]), 0.5f * s[size_t(o)] * (1 + 1e-5f));
+            max_q = std::max(max_q, std::abs(int(q[k])));
+        }
+        EXPECT_EQ(max_q, o == 2 ? 0 : 127);  // the full symmetric range, never -128
+    }
+}
+
+TEST(Int8Quantization, HalfPrecisionCheckpointsQuantizeLikeTheirFloat32Values) {
+    const int64_t out = 300, in = 40;  // more rows than one widening block
+    const Tensor f32 = Tensor::from_floats({out, in}, gaussian(size_t(out * in), 11));
+    for (DType half : {DType::F16, DType::BF16}) {
+        const Tensor h = f32.to(half);
+        Tensor s_half, s_ref;
+        const Tensor q_half = LinearWeights::stored_as(h, ComputeType::Int8, &s_half);
+        const Tensor q_ref = LinearWeights::stored_as(h.to_f32(), ComputeType::Int8, &s_ref);
+        EXPECT_EQ(q_half.dtype(), DType::I8);
+        EXPECT_EQ(q_half.to_float_vector(), q_ref.to_float_vector());
+        EXPECT_EQ(s_half.to_float_vector(), s_ref.to_float_vector());
+    }
+}
+
+TEST(ComputeTypeNames, ParseWhatTheyPrintAndRejectOthers) {
+    for (ComputeType t : {ComputeType::Fp32, ComputeType::Int8, ComputeType::Fp16Weights})
+        EXPECT_EQ(parse_compute_type(compute_type_name(t)), t);
+    EXPECT_THROW(parse_compute_type("int4"), Error);
+}
+
+TEST(RandomWeights, EveryComputeTypeStoresTheSameValuesAndTheRightNumberOfBytes) {
+    ModelConfig c;
+    c.vocab_size = 300;
+    c.d_model = 32;
+    c.encoder_layers = c.decoder_layers = 2;
+    c.encoder_heads = c.decoder_heads = 4;
+    c.encoder_ffn_dim = c.decoder_ffn_dim = 64;
+    c.max_position_embeddings = 64;
+    const BartWeights f32 = BartWeights::random(c, 5);
+    const BartWeights i8 = BartWeights::random(c, 5, ComputeType::Int8);
+    BartWeights f16 = BartWeights::random(c, 5);
+    f16.store_as(ComputeType::Fp16Weights);
+    EXPECT_EQ(f32.lm_head.weight.raw(), f32.shared.raw()) << "fp32 LM head is the tied embedding, not a copy";
+    EXPECT_EQ(i8.lm_head.weight.dtype(), DType::I8);
+    EXPECT_EQ(f16.lm_head.weight.dtype(), DType::F16);
+    EXPECT_EQ(i8.encoder_layers[1].fc2.weight.dtype(), DType::I8);
+    EXPECT_EQ(f16.decoder_layers[0].cross_attn.k.weight.dtype(), DType::F16);
+    EXPECT_EQ(i8.shared.dtype(), DType::F32) << "embeddings stay float32";
+    // The same seed draws the same values: widened back they are within a rounding step.
+    const LinearWeights& a = f32.decoder_layers[1].fc1;
+    const LinearWeights& q = i8.decoder_layers[1].fc1;
+    std::vector<float> back(size_t(a.weight.numel()));
+    widen_weight(q.ref(), q.out(), q.in(), back.data());
+    for (int64_t o = 0; o < a.out(); ++o)
+        for (int64_t i = 0; i < a.in(); ++i)
+            EXPECT_LE(std::fabs(back[size_t(o * a.in() + i)] - a.w()[o * a.in() + i]),
+                      0.5f * q.scales.data<float>()[o] * 1.0001f);
+    const size_t fp32_bytes = f32.linear_weight_bytes();
+    EXPECT_EQ(f16.linear_weight_bytes() * 2, fp32_bytes);
+    EXPECT_LT(i8.linear_weight_bytes(), fp32_bytes / 4 + fp32_bytes / 32 + 1);  // + one scale per row
+}
+
+}  // namespace
+}  // namespace precis::test
