@@ -63,6 +63,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     setAcceptDrops(true);
     build_layout();
     build_actions_and_menus();
+    build_keyboard();
     connect_engine();
     const QSettings q;
     if (!restoreGeometry(q.value("window/geometry").toByteArray())) resize(1320, 820);
@@ -143,7 +144,10 @@ void MainWindow::build_actions_and_menus() {
     QAction* batch = file->addAction(tr("&Batch summarize…"), this, [this] { open_batch_dialog(); });
     batch->setShortcut(Qt::CTRL | Qt::Key_B);
     file->addSeparator();
-    file->addAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+    // Ctrl+Q everywhere (some platform themes bind Quit to nothing); close asks first if work would be lost.
+    QList<QKeySequence> quit_keys = QKeySequence::keyBindings(QKeySequence::Quit);
+    if (!quit_keys.contains(QKeySequence(Qt::CTRL | Qt::Key_Q))) quit_keys << QKeySequence(Qt::CTRL | Qt::Key_Q);
+    file->addAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this, &QWidget::close)->setShortcuts(quit_keys);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* find = edit->addAction(tr("&Find in library"), library_panel_, &LibraryPanel::focus_search);
@@ -157,13 +161,14 @@ void MainWindow::build_actions_and_menus() {
     summarize_action_ = doc->addAction(QIcon::fromTheme("system-run"), tr("&Summarize"), this, &MainWindow::summarize_current);
     summarize_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     summarize_action_->setToolTip(tr("Summarize the open document with the current settings (Ctrl+Enter)"));
-    cancel_action_ = doc->addAction(QIcon::fromTheme("process-stop"), tr("&Cancel"), this, &MainWindow::cancel_run);
+    cancel_action_ = doc->addAction(QIcon::fromTheme("process-stop"), tr("&Cancel"), this, &MainWindow::cancel_run_confirmed);
     cancel_action_->setShortcut(Qt::Key_Escape);
     cancel_action_->setEnabled(false);
     doc->addSeparator();
-    doc->addAction(tr("&Remove from library"), this, [this] {
+    QAction* remove = doc->addAction(tr("&Remove from library"), this, [this] {
         if (current_document_) delete_document(current_document_);
     });
+    remove->setShortcut(Qt::CTRL | Qt::Key_Delete);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* attention = attention_dock_->toggleViewAction();
@@ -206,6 +211,7 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::attention_captured, attention_panel_, &AttentionPanel::show_capture);
     connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) { requests_.remove(ticket); });
     connect(engine_.get(), &EngineThread::busy_changed, this, [this](bool busy) {
+        if (busy) busy_since_.start();
         cancel_action_->setEnabled(busy);
         if (!busy) run_status_->finish();
     });
@@ -254,6 +260,27 @@ void MainWindow::cancel_run() {
     if (!engine_->busy()) return;
     engine_->cancel();
     run_status_->set_stage(tr("cancelling…"), 0, 0);
+}
+
+bool MainWindow::work_worth_asking_about() const {
+    if (batch_dialog_ && batch_dialog_->running()) return true;
+    return engine_->busy() && busy_since_.isValid() && busy_since_.elapsed() >= confirm_after_ms_;
+}
+
+bool MainWindow::confirm_losing_work(const QString& title, const QString& question) {
+    if (!work_worth_asking_about()) return true;
+    QMessageBox box(QMessageBox::Question, title, question, QMessageBox::Yes | QMessageBox::No, this);
+    box.setDefaultButton(QMessageBox::No);  // a stray Enter keeps the work
+    return box.exec() == QMessageBox::Yes;
+}
+
+void MainWindow::cancel_run_confirmed() {
+    if (!engine_->busy()) return;
+    if (!confirm_losing_work(tr("Cancel the run"),
+                             tr("The run has been going for %1 s. Cancel it? Nothing of it will be stored.")
+                                 .arg(busy_since_.elapsed() / 1000)))
+        return;
+    cancel_run();
 }
 
 BatchDialog* MainWindow::open_batch_dialog() {
@@ -456,6 +483,14 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    const bool batch = batch_dialog_ && batch_dialog_->running();
+    if (!confirm_losing_work(tr("Quit Precis"), batch ? tr("A batch is running. Quit and stop it? Files already summarized stay "
+                                                          "in the library; the same batch resumes later.")
+                                                       : tr("A summary is being made. Quit and lose it?"))) {
+        event->ignore();
+        return;
+    }
+    if (batch) batch_dialog_->cancel();
     QSettings q;
     q.setValue("window/geometry", saveGeometry());
     q.setValue("window/state", saveState());
