@@ -30,6 +30,7 @@
 #include "ui/model_banner.h"
 #include "ui/model_catalog_dialog.h"
 #include "ui/recent_files.h"
+#include "ui/run_queue_panel.h"
 #include "ui/run_status.h"
 #include "ui/settings_dialog.h"
 #include "ui/summary_panel.h"
@@ -85,8 +86,16 @@ void MainWindow::build_layout() {
     library_panel_ = new LibraryPanel(*library_, this);
     document_view_ = new DocumentView(this);
     summary_panel_ = new SummaryPanel(*library_, this);
+    queue_ = new RunQueuePanel(this);
+    // The left column: the library, and under it the summary queue once one forms.
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(library_panel_);
+    left->addWidget(queue_);
+    left->setStretchFactor(0, 3);
+    left->setStretchFactor(1, 1);
+    left->setChildrenCollapsible(false);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(library_panel_);
+    splitter->addWidget(left);
     splitter->addWidget(document_view_);
     splitter->addWidget(summary_panel_);
     splitter->setStretchFactor(0, 2);
@@ -203,13 +212,20 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::progress, run_status_, &RunStatus::set_stage);
     connect(w, &EngineWorker::notice, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
     connect(w, &EngineWorker::partial_summary, this, [this](qint64 document_id, const QString& text) {
+        if (document_id == streaming_document_) streaming_text_ = text;
         if (document_id == current_document_ && document_id == streaming_document_) summary_panel_->show_streaming(text);
     });
     connect(w, &EngineWorker::sources_traced, this, [this](const SourceTrace& t) {
         summary_panel_->set_passages(t.summary_id, t.passages);
     });
     connect(w, &EngineWorker::attention_captured, attention_panel_, &AttentionPanel::show_capture);
-    connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) { requests_.remove(ticket); });
+    connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) {
+        requests_.remove(ticket);
+        if (ticket == running_ticket_) {
+            finish_summary(ticket, running_outcome_);
+            start_next_summary();
+        }
+    });
     connect(engine_.get(), &EngineThread::busy_changed, this, [this](bool busy) {
         if (busy) busy_since_.start();
         cancel_action_->setEnabled(busy);
@@ -219,6 +235,8 @@ void MainWindow::connect_engine() {
 
 void MainWindow::track(quint64 ticket, Request kind, const QString& what) {
     requests_.insert(ticket, kind);
+    // The progress line keeps naming the running summary while smaller requests queue behind it.
+    if (running_ticket_) return;
     if (kind != Request::PrepareModel || !run_status_->running()) run_status_->start(what);
 }
 
@@ -244,16 +262,6 @@ void MainWindow::choose_files() {
     const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open documents"), start,
                                                             tr("Documents (*.pdf *.txt *.text *.md *.markdown);;All files (*)"));
     for (const QString& f : files) open_file(f);
-}
-
-void MainWindow::summarize_current() {
-    if (!current_document_) {
-        statusBar()->showMessage(tr("Open a document first (Ctrl+O)."), 5000);
-        return;
-    }
-    streaming_document_ = current_document_;
-    summary_panel_->show_streaming(QString());
-    track(engine_->summarize(current_document_, settings_), Request::Summarize, tr("Summarizing"));
 }
 
 void MainWindow::cancel_run() {
@@ -327,6 +335,7 @@ void MainWindow::show_document(qint64 document_id) {
         setWindowTitle(tr("%1 — Precis").arg(doc->title));
     }
     summary_panel_->show_document(document_id);
+    if (document_id == streaming_document_) summary_panel_->show_streaming(streaming_text_);
     {
         const QSignalBlocker block(library_panel_);
         library_panel_->select_document(document_id);
@@ -353,6 +362,7 @@ void MainWindow::update_attention_document() {
 }
 
 void MainWindow::on_summary_finished(const SummaryOutcome& outcome) {
+    running_outcome_ = int(RunQueuePanel::State::Done);
     streaming_document_ = 0;
     library_panel_->refresh();
     summary_panel_->set_passages(outcome.summary_id, outcome.passages);
@@ -369,6 +379,7 @@ void MainWindow::on_failed(quint64 ticket, const QString& message) {
     if (it == requests_.constEnd()) return;  // not ours (a settings-dialog import reports there)
     switch (*it) {
         case Request::Summarize:
+            if (ticket == running_ticket_) running_outcome_ = int(RunQueuePanel::State::Failed);
             streaming_document_ = 0;
             summary_panel_->end_streaming();
             show_error(tr("Summarize"), message);
@@ -383,6 +394,7 @@ void MainWindow::on_failed(quint64 ticket, const QString& message) {
 void MainWindow::on_cancelled(quint64 ticket) {
     const auto it = requests_.constFind(ticket);
     if (it != requests_.constEnd() && *it == Request::Summarize) {
+        if (ticket == running_ticket_) running_outcome_ = int(RunQueuePanel::State::Cancelled);
         streaming_document_ = 0;
         summary_panel_->end_streaming();
     }
@@ -491,6 +503,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
         return;
     }
     if (batch) batch_dialog_->cancel();
+    closing_ = true;
+    queue_->cancel_waiting();
     QSettings q;
     q.setValue("window/geometry", saveGeometry());
     q.setValue("window/state", saveState());

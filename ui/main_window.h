@@ -31,6 +31,7 @@ class DocumentView;
 class LibraryPanel;
 
 class RecentFiles;
+class RunQueuePanel;
 class RunStatus;
 class SummaryPanel;
 
@@ -73,6 +74,7 @@ public:
     AttentionPanel* attention_panel() const { return attention_panel_; }
     QDockWidget* attention_dock() const { return attention_dock_; }
     RunStatus* run_status() const { return run_status_; }
+    RunQueuePanel* run_queue() const { return queue_; }
     ModelBanner* test_model_banner() const { return banner_; }
     qint64 current_document() const { return current_document_; }
 
@@ -94,6 +96,9 @@ private:
     bool work_worth_asking_about() const;
     void connect_engine();
     void track(quint64 ticket, Request kind, const QString& what);
+    // ui/main_window_queue.cpp: the summary queue.
+    void start_next_summary();
+    void finish_summary(quint64 ticket, int state);  // state: a RunQueuePanel::State
     void show_error(const QString& title, const QString& message);
 
     void on_model_ready(const ModelInfo& info);
@@ -123,10 +128,16 @@ private:
     QHash<QString, QString> pdf_passwords_;
     qint64 current_document_ = 0;
     qint64 streaming_document_ = 0;
+    QString streaming_text_;     // the running summary so far, to show again on return
+    int running_entry_ = 0;      // the queue entry being summarized
+    quint64 running_ticket_ = 0;
+    int running_outcome_ = 0;    // RunQueuePanel::State the running entry ends in
+    bool closing_ = false;
     QElapsedTimer busy_since_;  // restarted whenever the engine becomes busy
     int confirm_after_ms_ = kConfirmLosingWorkAfterMs;
 
     LibraryPanel* library_panel_;
+    RunQueuePanel* queue_;
     DocumentView* document_view_;
     SummaryPanel* summary_panel_;
     AttentionPanel* attention_panel_;

@@ -16,6 +16,7 @@
 #include "ui/document_view.h"
 #include "ui/library_panel.h"
 #include "ui/main_window.h"
+#include "ui/run_queue_panel.h"
 #include "ui/summary_panel.h"
 
 namespace precis::ui {
@@ -27,6 +28,7 @@ QWidget* focus_target(QWidget* pane) {
     if (auto* library = qobject_cast<LibraryPanel*>(pane)) return library->table();
     if (auto* document = qobject_cast<DocumentView*>(pane)) return document->tabs()->currentWidget();
     if (auto* summary = qobject_cast<SummaryPanel*>(pane)) return summary->text_view();
+    if (auto* queue = qobject_cast<RunQueuePanel*>(pane)) return queue->list();
     return pane;
 }
 
@@ -86,6 +88,7 @@ void MainWindow::build_keyboard() {
 
 QList<QWidget*> MainWindow::panes() const {
     QList<QWidget*> list = {library_panel_, document_view_, summary_panel_};
+    if (queue_->isVisible()) list.insert(1, queue_);
     for (QDockWidget* dock : findChildren<QDockWidget*>())
         if (dock->isVisible() && dock->widget()) list << dock->widget();
     return list;
