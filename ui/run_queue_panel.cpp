@@ -142,8 +142,9 @@ void RunQueuePanel::rebuild() {
     const int now = list_->currentRow();
     remove_->setEnabled(now >= 0 && now < entries_.size() && entries_[now].state == State::Waiting);
     clear_->setEnabled(std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return finished(e.state); }));
-    // Shown once a real queue forms (something waits); hidden again when cleared.
-    if (waiting_count() > 0) setVisible(true);
+    // Shown once a real queue forms (something waits behind a run); hidden again when cleared.
+    const bool running = std::any_of(entries_.begin(), entries_.end(), [](const Entry& e) { return e.state == State::Running; });
+    if (running && waiting_count() > 0) setVisible(true);
     if (entries_.isEmpty()) setVisible(false);
 }
 

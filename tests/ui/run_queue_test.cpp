@@ -66,6 +66,7 @@ TEST_F(RunQueueTest, SecondSummarizeQueuesAndTheQueueRunsInOrder) {
     window_->show_document(a);
     window_->summarize_current();
     EXPECT_EQ(window_->run_status()->stage_label()->text(), "Summarizing alpha.txt");
+    EXPECT_FALSE(queue->isVisible());  // one run is no queue
     window_->show_document(b);
     window_->summarize_current();
     EXPECT_FALSE(shows_generating(window_->summary_panel()));  // b waits; it is not being generated
