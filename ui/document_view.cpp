@@ -27,6 +27,7 @@ DocumentView::DocumentView(QWidget* parent)
     header_->setWordWrap(true);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     text_->setReadOnly(true);
+    text_->setTabChangesFocus(true);
     text_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     text_->setPlaceholderText(tr("Open a document (Ctrl+O) or drop a PDF, text or Markdown file here."));
     QFont f = text_->font();

@@ -1,5 +1,6 @@
 #include "ui/library_panel.h"
 
+#include <QAction>
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
@@ -42,6 +43,15 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
     // The list is newest first already; the date is in each row's tooltip. The title needs the room.
     table_->setColumnHidden(LibraryModel::AddedColumn, true);
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
+    // Tab leaves the list for the next pane; the arrow keys move between documents.
+    table_->setTabKeyNavigation(false);
+    auto* remove = new QAction(tr("Remove from library"), table_);
+    remove->setShortcut(QKeySequence::Delete);
+    remove->setShortcutContext(Qt::WidgetShortcut);
+    table_->addAction(remove);
+    connect(remove, &QAction::triggered, this, [this] {
+        if (const qint64 id = selected_document()) emit delete_requested(id);
+    });
     count_->setForegroundRole(QPalette::PlaceholderText);
 
     auto* layout = new QVBoxLayout(this);

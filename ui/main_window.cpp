@@ -30,6 +30,7 @@
 #include "ui/model_banner.h"
 #include "ui/model_catalog_dialog.h"
 #include "ui/recent_files.h"
+#include "ui/run_queue_panel.h"
 #include "ui/run_status.h"
 #include "ui/settings_dialog.h"
 #include "ui/summary_panel.h"
@@ -63,6 +64,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     setAcceptDrops(true);
     build_layout();
     build_actions_and_menus();
+    build_keyboard();
     connect_engine();
     const QSettings q;
     if (!restoreGeometry(q.value("window/geometry").toByteArray())) resize(1320, 820);
@@ -84,8 +86,16 @@ void MainWindow::build_layout() {
     library_panel_ = new LibraryPanel(*library_, this);
     document_view_ = new DocumentView(this);
     summary_panel_ = new SummaryPanel(*library_, this);
+    queue_ = new RunQueuePanel(this);
+    // The left column: the library, and under it the summary queue once one forms.
+    auto* left = new QSplitter(Qt::Vertical, this);
+    left->addWidget(library_panel_);
+    left->addWidget(queue_);
+    left->setStretchFactor(0, 3);
+    left->setStretchFactor(1, 1);
+    left->setChildrenCollapsible(false);
     auto* splitter = new QSplitter(Qt::Horizontal, this);
-    splitter->addWidget(library_panel_);
+    splitter->addWidget(left);
     splitter->addWidget(document_view_);
     splitter->addWidget(summary_panel_);
     splitter->setStretchFactor(0, 2);
@@ -143,7 +153,10 @@ void MainWindow::build_actions_and_menus() {
     QAction* batch = file->addAction(tr("&Batch summarize…"), this, [this] { open_batch_dialog(); });
     batch->setShortcut(Qt::CTRL | Qt::Key_B);
     file->addSeparator();
-    file->addAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this, &QWidget::close)->setShortcut(QKeySequence::Quit);
+    // Ctrl+Q everywhere (some platform themes bind Quit to nothing); close asks first if work would be lost.
+    QList<QKeySequence> quit_keys = QKeySequence::keyBindings(QKeySequence::Quit);
+    if (!quit_keys.contains(QKeySequence(Qt::CTRL | Qt::Key_Q))) quit_keys << QKeySequence(Qt::CTRL | Qt::Key_Q);
+    file->addAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this, &QWidget::close)->setShortcuts(quit_keys);
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* find = edit->addAction(tr("&Find in library"), library_panel_, &LibraryPanel::focus_search);
@@ -157,13 +170,14 @@ void MainWindow::build_actions_and_menus() {
     summarize_action_ = doc->addAction(QIcon::fromTheme("system-run"), tr("&Summarize"), this, &MainWindow::summarize_current);
     summarize_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     summarize_action_->setToolTip(tr("Summarize the open document with the current settings (Ctrl+Enter)"));
-    cancel_action_ = doc->addAction(QIcon::fromTheme("process-stop"), tr("&Cancel"), this, &MainWindow::cancel_run);
+    cancel_action_ = doc->addAction(QIcon::fromTheme("process-stop"), tr("&Cancel"), this, &MainWindow::cancel_run_confirmed);
     cancel_action_->setShortcut(Qt::Key_Escape);
     cancel_action_->setEnabled(false);
     doc->addSeparator();
-    doc->addAction(tr("&Remove from library"), this, [this] {
+    QAction* remove = doc->addAction(tr("&Remove from library"), this, [this] {
         if (current_document_) delete_document(current_document_);
     });
+    remove->setShortcut(Qt::CTRL | Qt::Key_Delete);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     QAction* attention = attention_dock_->toggleViewAction();
@@ -198,14 +212,22 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::progress, run_status_, &RunStatus::set_stage);
     connect(w, &EngineWorker::notice, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
     connect(w, &EngineWorker::partial_summary, this, [this](qint64 document_id, const QString& text) {
+        if (document_id == streaming_document_) streaming_text_ = text;
         if (document_id == current_document_ && document_id == streaming_document_) summary_panel_->show_streaming(text);
     });
     connect(w, &EngineWorker::sources_traced, this, [this](const SourceTrace& t) {
         summary_panel_->set_passages(t.summary_id, t.passages);
     });
     connect(w, &EngineWorker::attention_captured, attention_panel_, &AttentionPanel::show_capture);
-    connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) { requests_.remove(ticket); });
+    connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) {
+        requests_.remove(ticket);
+        if (ticket == running_ticket_) {
+            finish_summary(ticket, running_outcome_);
+            start_next_summary();
+        }
+    });
     connect(engine_.get(), &EngineThread::busy_changed, this, [this](bool busy) {
+        if (busy) busy_since_.start();
         cancel_action_->setEnabled(busy);
         if (!busy) run_status_->finish();
     });
@@ -213,6 +235,8 @@ void MainWindow::connect_engine() {
 
 void MainWindow::track(quint64 ticket, Request kind, const QString& what) {
     requests_.insert(ticket, kind);
+    // The progress line keeps naming the running summary while smaller requests queue behind it.
+    if (running_ticket_) return;
     if (kind != Request::PrepareModel || !run_status_->running()) run_status_->start(what);
 }
 
@@ -240,20 +264,31 @@ void MainWindow::choose_files() {
     for (const QString& f : files) open_file(f);
 }
 
-void MainWindow::summarize_current() {
-    if (!current_document_) {
-        statusBar()->showMessage(tr("Open a document first (Ctrl+O)."), 5000);
-        return;
-    }
-    streaming_document_ = current_document_;
-    summary_panel_->show_streaming(QString());
-    track(engine_->summarize(current_document_, settings_), Request::Summarize, tr("Summarizing"));
-}
-
 void MainWindow::cancel_run() {
     if (!engine_->busy()) return;
     engine_->cancel();
     run_status_->set_stage(tr("cancelling…"), 0, 0);
+}
+
+bool MainWindow::work_worth_asking_about() const {
+    if (batch_dialog_ && batch_dialog_->running()) return true;
+    return engine_->busy() && busy_since_.isValid() && busy_since_.elapsed() >= confirm_after_ms_;
+}
+
+bool MainWindow::confirm_losing_work(const QString& title, const QString& question) {
+    if (!work_worth_asking_about()) return true;
+    QMessageBox box(QMessageBox::Question, title, question, QMessageBox::Yes | QMessageBox::No, this);
+    box.setDefaultButton(QMessageBox::No);  // a stray Enter keeps the work
+    return box.exec() == QMessageBox::Yes;
+}
+
+void MainWindow::cancel_run_confirmed() {
+    if (!engine_->busy()) return;
+    if (!confirm_losing_work(tr("Cancel the run"),
+                             tr("The run has been going for %1 s. Cancel it? Nothing of it will be stored.")
+                                 .arg(busy_since_.elapsed() / 1000)))
+        return;
+    cancel_run();
 }
 
 BatchDialog* MainWindow::open_batch_dialog() {
@@ -300,6 +335,7 @@ void MainWindow::show_document(qint64 document_id) {
         setWindowTitle(tr("%1 — Precis").arg(doc->title));
     }
     summary_panel_->show_document(document_id);
+    if (document_id == streaming_document_) summary_panel_->show_streaming(streaming_text_);
     {
         const QSignalBlocker block(library_panel_);
         library_panel_->select_document(document_id);
@@ -326,6 +362,7 @@ void MainWindow::update_attention_document() {
 }
 
 void MainWindow::on_summary_finished(const SummaryOutcome& outcome) {
+    running_outcome_ = int(RunQueuePanel::State::Done);
     streaming_document_ = 0;
     library_panel_->refresh();
     summary_panel_->set_passages(outcome.summary_id, outcome.passages);
@@ -342,6 +379,7 @@ void MainWindow::on_failed(quint64 ticket, const QString& message) {
     if (it == requests_.constEnd()) return;  // not ours (a settings-dialog import reports there)
     switch (*it) {
         case Request::Summarize:
+            if (ticket == running_ticket_) running_outcome_ = int(RunQueuePanel::State::Failed);
             streaming_document_ = 0;
             summary_panel_->end_streaming();
             show_error(tr("Summarize"), message);
@@ -356,6 +394,7 @@ void MainWindow::on_failed(quint64 ticket, const QString& message) {
 void MainWindow::on_cancelled(quint64 ticket) {
     const auto it = requests_.constFind(ticket);
     if (it != requests_.constEnd() && *it == Request::Summarize) {
+        if (ticket == running_ticket_) running_outcome_ = int(RunQueuePanel::State::Cancelled);
         streaming_document_ = 0;
         summary_panel_->end_streaming();
     }
@@ -456,6 +495,16 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    const bool batch = batch_dialog_ && batch_dialog_->running();
+    if (!confirm_losing_work(tr("Quit Precis"), batch ? tr("A batch is running. Quit and stop it? Files already summarized stay "
+                                                          "in the library; the same batch resumes later.")
+                                                       : tr("A summary is being made. Quit and lose it?"))) {
+        event->ignore();
+        return;
+    }
+    if (batch) batch_dialog_->cancel();
+    closing_ = true;
+    queue_->cancel_waiting();
     QSettings q;
     q.setValue("window/geometry", saveGeometry());
     q.setValue("window/state", saveState());

@@ -3,6 +3,7 @@
 // summary with its history (right), the attention panel as a dock, and the running job
 // in the status bar. Everything slow goes to the engine worker thread; this window only
 // reacts to its signals, so it never blocks.
+#include <QElapsedTimer>
 #include <QHash>
 #include <QMainWindow>
 
@@ -30,8 +31,13 @@ class DocumentView;
 class LibraryPanel;
 
 class RecentFiles;
+class RunQueuePanel;
 class RunStatus;
 class SummaryPanel;
+
+// A run or batch that has gone on this long is worth a question before Esc cancels it or
+// the window closes on it; a shorter one is cheap to redo.
+inline constexpr int kConfirmLosingWorkAfterMs = 3000;
 
 struct MainWindowOptions {
     QString library_path;  // empty: $PRECIS_LIBRARY, else the user's default library
@@ -46,7 +52,14 @@ public:
     void open_file(const QString& path, const QString& password = {});
     void show_document(qint64 document_id);
     void summarize_current();
-    void cancel_run();
+    void cancel_run();  // at once, no question
+    // Esc / Document > Cancel: asks first when the run has gone on for a while.
+    void cancel_run_confirmed();
+    // The panes in F6 order (library, document, summary, then the queue and attention
+    // panel when shown); step +1 / -1 moves the focus to the next / previous one.
+    QList<QWidget*> panes() const;
+    void focus_pane(int step);
+    void set_confirm_after_ms(int ms) { confirm_after_ms_ = ms; }  // tests
     BatchDialog* open_batch_dialog();
 
     Library& library() const { return *library_; }
@@ -61,6 +74,7 @@ public:
     AttentionPanel* attention_panel() const { return attention_panel_; }
     QDockWidget* attention_dock() const { return attention_dock_; }
     RunStatus* run_status() const { return run_status_; }
+    RunQueuePanel* run_queue() const { return queue_; }
     ModelBanner* test_model_banner() const { return banner_; }
     qint64 current_document() const { return current_document_; }
 
@@ -76,8 +90,15 @@ private:
     enum class Request { PrepareModel, Open, Summarize, Trace, Capture };
     void build_layout();
     void build_actions_and_menus();
+    void build_keyboard();  // ui/main_window_keys.cpp: tab order, F6, summary shortcuts
+    // True when the user agrees to lose `what` (or nothing worth asking about runs).
+    bool confirm_losing_work(const QString& title, const QString& question);
+    bool work_worth_asking_about() const;
     void connect_engine();
     void track(quint64 ticket, Request kind, const QString& what);
+    // ui/main_window_queue.cpp: the summary queue.
+    void start_next_summary();
+    void finish_summary(quint64 ticket, int state);  // state: a RunQueuePanel::State
     void show_error(const QString& title, const QString& message);
 
     void on_model_ready(const ModelInfo& info);
@@ -107,8 +128,16 @@ private:
     QHash<QString, QString> pdf_passwords_;
     qint64 current_document_ = 0;
     qint64 streaming_document_ = 0;
+    QString streaming_text_;     // the running summary so far, to show again on return
+    int running_entry_ = 0;      // the queue entry being summarized
+    quint64 running_ticket_ = 0;
+    int running_outcome_ = 0;    // RunQueuePanel::State the running entry ends in
+    bool closing_ = false;
+    QElapsedTimer busy_since_;  // restarted whenever the engine becomes busy
+    int confirm_after_ms_ = kConfirmLosingWorkAfterMs;
 
     LibraryPanel* library_panel_;
+    RunQueuePanel* queue_;
     DocumentView* document_view_;
     SummaryPanel* summary_panel_;
     AttentionPanel* attention_panel_;

@@ -1,139 +1,132 @@
 #include "ui/pdf_pages_view.h"
 
+#include <QAction>
+#include <QHBoxLayout>
 #include <QLabel>
-#include <QPainter>
-#include <QScrollBar>
-#include <QTimer>
+#include <QSpinBox>
+#include <QToolButton>
 #include <QVBoxLayout>
 
-#include <poppler-qt6.h>
+#include <cmath>
 
-#include "ui/document_view.h"
-#include "ui/pdf_passage_marks.h"
+#include "ui/pdf_page_canvas.h"
 
 namespace precis::ui {
 
 namespace {
 
-constexpr double kDpi = 110.0;
+constexpr double kZoomStep = 1.25;
 
-QVector<PageWord> words_on(const Poppler::Page& page) {
-    QVector<PageWord> words;
-    for (const std::unique_ptr<Poppler::TextBox>& box : page.textList()) words.push_back({box->text(), box->boundingBox()});
-    return words;
+QToolButton* tool_button(QAction* action, QWidget* parent) {
+    auto* b = new QToolButton(parent);
+    b->setDefaultAction(action);
+    b->setAutoRaise(true);
+    return b;
 }
 
 }  // namespace
 
 PdfPagesView::PdfPagesView(QWidget* parent)
-    : QScrollArea(parent), container_(new QWidget), column_(new QVBoxLayout(container_)), render_timer_(new QTimer(this)) {
-    column_->setSpacing(12);
-    column_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
-    setWidget(container_);
-    setWidgetResizable(true);
-    setBackgroundRole(QPalette::Dark);
-    render_timer_->setInterval(0);
-    connect(render_timer_, &QTimer::timeout, this, &PdfPagesView::render_next_page);
-}
+    : QWidget(parent), canvas_(new PdfPageCanvas(this)), message_(new QLabel(this)), zoom_label_(new QLabel(this)),
+      page_(new QSpinBox(this)), page_count_(new QLabel(this)) {
+    // Shortcuts live on this widget: they act while the focus is in the Pages tab.
+    const auto action = [this](const QString& text, const QList<QKeySequence>& keys, auto slot) {
+        auto* a = new QAction(text, this);
+        a->setShortcuts(keys);
+        a->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        a->setToolTip(QStringLiteral("%1 (%2)").arg(text, keys.first().toString(QKeySequence::NativeText)));
+        addAction(a);
+        connect(a, &QAction::triggered, this, slot);
+        connect(a, &QAction::triggered, this, &PdfPagesView::update_controls);
+        return a;
+    };
+    QAction* out = action(tr("Zoom out"), {QKeySequence(Qt::CTRL | Qt::Key_Minus)},
+                          [this] { canvas_->set_zoom(canvas_->zoom() / kZoomStep); });
+    QAction* in = action(tr("Zoom in"), {QKeySequence(Qt::CTRL | Qt::Key_Equal), QKeySequence(Qt::CTRL | Qt::Key_Plus)},
+                         [this] { canvas_->set_zoom(canvas_->zoom() * kZoomStep); });
+    QAction* fit = action(tr("Fit width"), {QKeySequence(Qt::CTRL | Qt::Key_0)}, [this] { canvas_->fit_width(); });
+    action(tr("Go to page"), {QKeySequence(Qt::CTRL | Qt::Key_G)}, [this] {
+        page_->setFocus(Qt::ShortcutFocusReason);
+        page_->selectAll();
+    });
+    out->setText(QStringLiteral("−"));
+    in->setText(QStringLiteral("+"));
+    zoom_out_ = tool_button(out, this);
+    zoom_in_ = tool_button(in, this);
+    fit_ = tool_button(fit, this);
+    page_->setToolTip(tr("Page number: type one and press Enter to go there (Ctrl+G)"));
+    page_->setKeyboardTracking(false);
+    page_->setMinimum(1);
+    zoom_label_->setMinimumWidth(48);
+    message_->setWordWrap(true);
+    message_->setAlignment(Qt::AlignCenter);
+    message_->hide();
 
-PdfPagesView::~PdfPagesView() = default;
+    auto* bar = new QHBoxLayout;
+    bar->setContentsMargins(4, 2, 4, 2);
+    bar->addWidget(zoom_out_);
+    bar->addWidget(zoom_label_);
+    bar->addWidget(zoom_in_);
+    bar->addWidget(fit_);
+    bar->addStretch();
+    bar->addWidget(new QLabel(tr("Page"), this));
+    bar->addWidget(page_);
+    bar->addWidget(page_count_);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addLayout(bar);
+    layout->addWidget(message_, 1);
+    layout->addWidget(canvas_, 1);
+    setFocusProxy(canvas_);
 
-void PdfPagesView::clear() {
-    render_timer_->stop();
-    qDeleteAll(pages_);
-    pages_.clear();
-    document_.reset();
-    passages_.clear();
-    passage_words_.clear();
-    carried_.clear();
-    next_page_ = 0;
+    connect(page_, &QSpinBox::valueChanged, this, [this](int page) { canvas_->scroll_to_page(page - 1); });
+    connect(canvas_, &PdfPageCanvas::page_changed, this, [this](int page, int) {
+        const QSignalBlocker block(page_);
+        page_->setValue(page + 1);
+    });
+    connect(canvas_, &PdfPageCanvas::zoom_changed, this, &PdfPagesView::update_controls);
+    update_controls();
 }
 
 void PdfPagesView::load(const QString& path, const QString& password) {
-    clear();
-    const QByteArray secret = password.toUtf8();
-    document_ = Poppler::Document::load(path, secret, secret);
-    if (document_ && document_->isLocked() && !secret.isEmpty()) document_->unlock(secret, secret);
-    if (!document_ || document_->isLocked()) {
-        auto* why = new QLabel(document_ ? tr("This PDF is password-protected: open the file again (File > Open) "
-                                              "and give its password to see its pages.")
-                                         : tr("The PDF %1 can no longer be read.").arg(path),
-                               container_);
-        why->setWordWrap(true);
-        column_->addWidget(why);
-        pages_ << why;
-        document_.reset();
-        return;
-    }
-    document_->setRenderHint(Poppler::Document::Antialiasing);
-    document_->setRenderHint(Poppler::Document::TextAntialiasing);
-    for (int i = 0; i < document_->numPages(); ++i) {
-        auto* label = new QLabel(container_);
-        label->setAlignment(Qt::AlignCenter);
-        if (std::unique_ptr<Poppler::Page> page = document_->page(i))
-            label->setFixedSize((page->pageSizeF() * kDpi / 72.0).toSize());
-        label->setStyleSheet(QStringLiteral("background: white;"));
-        column_->addWidget(label);
-        pages_ << label;
-    }
-    restart_rendering();
+    QString why;
+    const bool ok = canvas_->load(path, password, &why);
+    message_->setText(why);
+    message_->setVisible(!ok);
+    canvas_->setVisible(ok);
+    update_controls();
+}
+
+void PdfPagesView::clear() {
+    canvas_->clear();
+    message_->hide();
+    canvas_->show();
+    update_controls();
 }
 
 void PdfPagesView::set_highlights(const QVector<SourcePassage>& passages, const QString& text) {
-    passages_ = passages;
-    passage_words_.clear();
-    for (const SourcePassage& p : passages) passage_words_ << passage_words(text.mid(p.begin, p.end - p.begin));
-    if (document_) restart_rendering();
+    canvas_->set_highlights(passages, text);
 }
 
-void PdfPagesView::restart_rendering() {
-    next_page_ = 0;
-    carried_.fill(0, passages_.size());
-    render_timer_->start();
-}
+void PdfPagesView::scroll_to_page(int page) { canvas_->scroll_to_page(page); }
 
-void PdfPagesView::render_next_page() {
-    if (!document_ || next_page_ >= document_->numPages()) {
-        render_timer_->stop();
-        return;
+int PdfPagesView::rendered_pages() const { return canvas_->rendered_pages(); }
+
+bool PdfPagesView::visible_pages_rendered() const { return canvas_->visible_pages_rendered(); }
+
+void PdfPagesView::update_controls() {
+    const int n = canvas_->page_count();
+    {
+        const QSignalBlocker block(page_);
+        page_->setMaximum(std::max(1, n));
+        page_->setValue(canvas_->current_page() + 1);
     }
-    const int index = next_page_++;
-    std::unique_ptr<Poppler::Page> page = document_->page(index);
-    if (!page) return;
-    QImage image = page->renderToImage(kDpi, kDpi);
-    double heaviest = 0;
-    for (const SourcePassage& p : passages_) heaviest = std::max(heaviest, p.weight);
-    QPainter painter(&image);
-    painter.setCompositionMode(QPainter::CompositionMode_Multiply);
-    QVector<PageWord> words;
-    bool have_words = false;
-    const double s = kDpi / 72.0;
-    for (int i = 0; i < passages_.size(); ++i) {
-        const SourcePassage& p = passages_[i];
-        // A passage begins on its own page; pages are rendered in order, so one that ran
-        // off the previous page continues here from the words already found.
-        const bool begins_here = p.page == index && carried_[i] == 0;
-        const bool continues_here = p.page < index && carried_[i] > 0;
-        if (!begins_here && !continues_here) continue;
-        if (!have_words) {
-            words = words_on(*page);
-            have_words = true;
-        }
-        const PassageMarks marks = mark_passage(words, passage_words_[i], carried_[i]);
-        carried_[i] = marks.matched > 0 && carried_[i] + marks.matched < passage_words_[i].size()
-                          ? carried_[i] + marks.matched
-                          : 0;
-        for (const QRectF& r : marks.lines)
-            painter.fillRect(QRectF(r.x() * s, r.y() * s, r.width() * s, r.height() * s), passage_colour(p.weight, heaviest));
-    }
-    painter.end();
-    pages_[index]->setPixmap(QPixmap::fromImage(image));
-}
-
-void PdfPagesView::scroll_to_page(int page) {
-    if (page < 0 || page >= pages_.size()) return;
-    ensureWidgetVisible(pages_[page], 0, 0);
-    verticalScrollBar()->setValue(pages_[page]->y());
+    page_->setEnabled(n > 0);
+    page_count_->setText(tr("of %1").arg(n));
+    zoom_label_->setText(QStringLiteral("%1%").arg(std::lround(canvas_->zoom() * 100)));
+    zoom_label_->setToolTip(canvas_->fitting_width() ? tr("Fitting the width of the pane") : QString());
+    for (QToolButton* b : {zoom_out_, zoom_in_, fit_}) b->setEnabled(n > 0);
 }
 
 }  // namespace precis::ui

@@ -1,51 +1,50 @@
 #pragma once
-// A PDF's pages rendered with Poppler, one under the other, with the summary's source
-// passages marked line by line where their words are found on the page. Pages render one per event
-// loop turn, so a long PDF never freezes the window.
-#include <QScrollArea>
-#include <QVector>
-
-#include <memory>
+// The Pages tab of a PDF: a row of controls (zoom out, zoom in, fit width, the page number
+// with go-to-page) over the pages themselves (PdfPageCanvas: rendered on demand, bounded
+// cache, the summary's source passages marked). Keys while the pages have the focus:
+// Ctrl+= / Ctrl+- zoom, Ctrl+0 fits the width, Ctrl+G goes to the page number box.
+#include <QWidget>
 
 #include "app/library/source_passage.h"
 
+class QAction;
 class QLabel;
-class QTimer;
-class QVBoxLayout;
-
-namespace Poppler {
-class Document;
-}
+class QSpinBox;
+class QToolButton;
 
 namespace precis::ui {
 
-class PdfPagesView : public QScrollArea {
+class PdfPageCanvas;
+
+class PdfPagesView : public QWidget {
     Q_OBJECT
 public:
     explicit PdfPagesView(QWidget* parent = nullptr);
-    ~PdfPagesView() override;
 
     // `password` opens an encrypted PDF (kept only as long as the document is shown).
     void load(const QString& path, const QString& password = {});
     void clear();
     // `text` is the document's ingested text the passages index into.
     void set_highlights(const QVector<SourcePassage>& passages, const QString& text);
-    void scroll_to_page(int page);
-    int rendered_pages() const { return next_page_; }
+    void scroll_to_page(int page);  // from 0
+
+    int rendered_pages() const;  // pages rendered since load (on demand, so few)
+    bool visible_pages_rendered() const;
+    PdfPageCanvas* canvas() const { return canvas_; }
+    QSpinBox* page_box() const { return page_; }
+    QLabel* message() const { return message_; }
 
 private:
-    void render_next_page();
-    void restart_rendering();
+    void update_controls();
 
-    std::unique_ptr<Poppler::Document> document_;
-    QWidget* container_;
-    QVBoxLayout* column_;
-    QVector<QLabel*> pages_;
-    QVector<SourcePassage> passages_;
-    QVector<QStringList> passage_words_;
-    QVector<int> carried_;  // per passage: words already marked on earlier pages
-    QTimer* render_timer_;
-    int next_page_ = 0;
+    PdfPageCanvas* canvas_;
+    QLabel* message_;  // instead of the pages, when the PDF cannot be shown
+    QToolButton* zoom_out_;
+    QToolButton* zoom_in_;
+    QToolButton* fit_;
+    QLabel* zoom_label_;
+    QSpinBox* page_;
+    QLabel* page_count_;
 };
 
 }  // namespace precis::ui

@@ -64,6 +64,7 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     labels_->hide();
     text_->setPlaceholderText(tr("No summary yet. Press Ctrl+Enter to summarize the open document."));
     text_->setOpenLinks(false);
+    text_->setTabChangesFocus(true);
     QFont f = text_->font();
     f.setPointSizeF(f.pointSizeF() * 1.15);
     text_->setFont(f);

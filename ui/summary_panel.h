@@ -37,6 +37,13 @@ public:
     QString summary_text() const;
     QTextBrowser* text_view() const { return text_; }
     QListWidget* history() const { return history_; }
+    QListWidget* passage_list() const { return passage_list_; }
+    bool has_summary() const { return current_.has_value(); }
+
+    // The Copy / Export… / Delete buttons (also the window's Summary shortcuts).
+    void copy_to_clipboard();
+    void export_summary();
+    void delete_summary();
 
 signals:
     void passages_changed(const QVector<SourcePassage>& passages);  // for the document view
@@ -48,9 +55,6 @@ signals:
 private:
     void show_summary(qint64 summary_id);
     void show_passages();
-    void copy_to_clipboard();
-    void export_summary();
-    void delete_summary();
 
     Library& library_;
     qint64 document_id_ = 0;

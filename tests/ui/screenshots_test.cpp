@@ -89,7 +89,7 @@ TEST_F(Screenshots, PdfPagesWithHighlights) {
     ASSERT_TRUE(wait_until([&] { return !window_->library().summaries_for(doc).isEmpty() && !window_->engine()->busy(); }));
     ui::DocumentView* view = window_->document_view();
     view->tabs()->setCurrentIndex(1);
-    ASSERT_TRUE(wait_until([&] { return view->pages_view()->rendered_pages() >= 13; }));
+    ASSERT_TRUE(wait_until([&] { return view->pages_view()->visible_pages_rendered(); }));
     const auto& passages = view->passages();
     ASSERT_FALSE(passages.isEmpty());
     view->reveal(passages.first());

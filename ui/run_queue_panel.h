@@ -1,0 +1,58 @@
+#pragma once
+// The summaries the window has been asked for, in order: waiting, running, then done,
+// failed or cancelled. Summarize on a document while another is being summarized adds it
+// here instead of starting it; the main window starts the next waiting one when a run
+// ends. A waiting entry can be removed (Delete, or the Remove button).
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+#include <optional>
+
+class QListWidget;
+class QPushButton;
+
+namespace precis::ui {
+
+class RunQueuePanel : public QWidget {
+    Q_OBJECT
+public:
+    enum class State { Waiting, Running, Done, Failed, Cancelled };
+    struct Entry {
+        int id = 0;
+        qint64 document_id = 0;
+        QString name;  // the file name, as the progress line says it
+        State state = State::Waiting;
+    };
+
+    explicit RunQueuePanel(QWidget* parent = nullptr);
+
+    int add(qint64 document_id, const QString& name);  // a new waiting entry; returns its id
+    void set_state(int id, State state);
+    std::optional<Entry> next_waiting() const;
+    std::optional<Entry> entry(int id) const;
+    bool remove(int id);  // only a waiting entry; false otherwise
+    bool is_waiting(qint64 document_id) const;
+    int waiting_count() const;
+    void cancel_waiting();  // every waiting entry becomes Cancelled (the window is closing)
+    void clear_finished();
+    const QVector<Entry>& entries() const { return entries_; }
+    QListWidget* list() const { return list_; }
+
+    static QString state_name(State state);
+
+signals:
+    void removed(int id);
+
+private:
+    void rebuild();
+    void remove_selected();
+
+    QVector<Entry> entries_;
+    int last_id_ = 0;
+    QListWidget* list_;
+    QPushButton* remove_;
+    QPushButton* clear_;
+};
+
+}  // namespace precis::ui
