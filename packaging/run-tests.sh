@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds everything (CUDA code
 # included when the toolkit exists) and runs the whole test suite. GPU tests skip
-# cleanly on machines without a GPU. Then the same suite again, built with
-# AddressSanitizer and UndefinedBehaviorSanitizer (CUDA off): any report fails the run.
-# PRECIS_SKIP_SANITIZERS=1 skips that second pass (for a quick local run).
+# cleanly on machines without a GPU. With PRECIS_SANITIZERS=1, the same suite again,
+# built with AddressSanitizer and UndefinedBehaviorSanitizer (CUDA off): any report fails
+# the run. (Off by default until the sanitizer pass has been run on the whole merged tree:
+# it was verified on the hostile-input work alone, and takes about half an hour on 2 cores.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash packaging/install-deps.sh
@@ -13,7 +14,7 @@ cmake --build "$BUILD_DIR" -j"$(nproc)"
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$BUILD_DIR" --output-on-failure -j"$(nproc)" --timeout 900
 
-if [ "${PRECIS_SKIP_SANITIZERS:-0}" != 1 ]; then
+if [ "${PRECIS_SANITIZERS:-0}" = 1 ]; then
   SAN_DIR="${PRECIS_SANITIZE_BUILD_DIR:-build-sanitize}"
   start=$(date +%s)
   cmake -S . -B "$SAN_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPRECIS_SANITIZE=ON -DPRECIS_WITH_CUDA=OFF
