@@ -1,5 +1,9 @@
 #include "app/file_names.h"
 
+#include <string>
+
+#include "engine/tokenizer/utf8.h"
+
 namespace precis {
 
 namespace {
@@ -31,21 +35,9 @@ size_t utf8_sequence(std::string_view s, size_t i, char32_t& cp) {
 }
 
 void append_utf8(QByteArray& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += char(cp);
-    } else if (cp < 0x800) {
-        out += char(0xC0 | (cp >> 6));
-        out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += char(0xE0 | (cp >> 12));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    } else {
-        out += char(0xF0 | (cp >> 18));
-        out += char(0x80 | ((cp >> 12) & 0x3F));
-        out += char(0x80 | ((cp >> 6) & 0x3F));
-        out += char(0x80 | (cp & 0x3F));
-    }
+    std::string bytes;
+    utf8::append(bytes, cp);
+    out.append(bytes.data(), qsizetype(bytes.size()));
 }
 
 bool is_escaped_byte(char16_t u) { return u >= kEscapeBase + 0x80 && u <= kEscapeBase + 0xFF; }

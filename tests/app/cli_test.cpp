@@ -57,18 +57,20 @@ TEST(Cli, TokenizePrintsSpaceSeparatedIdsAndJson) {
     EXPECT_EQ(r.out, "Hello world\n");
 }
 
+// A fixture's [rows, columns] id tensor as the JSON rows `precis forward --input` reads.
+nlohmann::json id_rows(const Tensor& t) {
+    const std::vector<int64_t> flat = t.to_int_vector();
+    nlohmann::json j = nlohmann::json::array();
+    for (int64_t r = 0; r < t.dim(0); ++r)
+        j.push_back(std::vector<int64_t>(flat.begin() + r * t.dim(1), flat.begin() + (r + 1) * t.dim(1)));
+    return j;
+}
+
 TEST(Cli, ForwardWritesTheFixtureTensorsForACase) {
     const FixtureCase c = FixtureCase::load("lsg-lsh");
     const fs::path dir = scratch_dir("cli-forward");
     nlohmann::json in;
-    auto rows = [&](const std::string& name) {
-        const Tensor& t = c.tensors.at(name);
-        std::vector<int64_t> flat = t.to_int_vector();
-        nlohmann::json j = nlohmann::json::array();
-        for (int64_t r = 0; r < t.dim(0); ++r)
-            j.push_back(std::vector<int64_t>(flat.begin() + r * t.dim(1), flat.begin() + (r + 1) * t.dim(1)));
-        return j;
-    };
+    auto rows = [&](const std::string& name) { return id_rows(c.tensors.at(name)); };
     in["input_ids"] = rows("long.input_ids");
     in["attention_mask"] = rows("long.attention_mask");
     in["decoder_input_ids"] = rows("decoder_input_ids");
@@ -95,14 +97,7 @@ TEST(Cli, ForwardTakesAComputeTypeAndRejectsUnknownOnes) {
     const FixtureCase c = FixtureCase::load("bart-tiny");
     const fs::path dir = scratch_dir("cli-forward-compute");
     nlohmann::json in;
-    auto rows = [&](const std::string& name) {
-        const Tensor& t = c.tensors.at(name);
-        std::vector<int64_t> flat = t.to_int_vector();
-        nlohmann::json j = nlohmann::json::array();
-        for (int64_t r = 0; r < t.dim(0); ++r)
-            j.push_back(std::vector<int64_t>(flat.begin() + r * t.dim(1), flat.begin() + (r + 1) * t.dim(1)));
-        return j;
-    };
+    auto rows = [&](const std::string& name) { return id_rows(c.tensors.at(name)); };
     in["input_ids"] = rows("main.input_ids");
     in["attention_mask"] = rows("main.attention_mask");
     in["decoder_input_ids"] = rows("decoder_input_ids");
