@@ -34,7 +34,7 @@ std::vector<size_t> select_sentences(const std::vector<Candidate>& candidates, c
                                      int budget_sentences, const std::vector<double>& section_allowance) {
     std::vector<size_t> chosen;
     std::vector<double> max_similarity(candidates.size(), 0.0);
-    std::vector<bool> open(candidates.size(), true);
+    std::vector<bool> open(candidates.size(), true), picked(candidates.size(), false);
     std::vector<double> section_used(section_allowance.size(), 0.0);
     int total_words = 0;
     const bool in_sentences = budget_sentences > 0;
@@ -59,6 +59,7 @@ std::vector<size_t> select_sentences(const std::vector<Candidate>& candidates, c
             }
             if (best == candidates.size()) break;
             open[best] = false;
+            picked[best] = true;
             const Candidate& pick = candidates[best];
             chosen.push_back(pick.index);
             total_words += words[pick.index];
@@ -72,8 +73,7 @@ std::vector<size_t> select_sentences(const std::vector<Candidate>& candidates, c
         // that still fit for the second pass.
         if (pass == 0)
             for (size_t c = 0; c < candidates.size(); ++c)
-                open[c] = std::find(chosen.begin(), chosen.end(), candidates[c].index) == chosen.end() &&
-                          (in_sentences || total_words + words[candidates[c].index] <= budget_words);
+                open[c] = !picked[c] && (in_sentences || total_words + words[candidates[c].index] <= budget_words);
     }
     return chosen;
 }
@@ -195,6 +195,8 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
         chosen.push_back(best->index);
     }
     std::sort(chosen.begin(), chosen.end());
+    std::vector<double> score_of(n, 0.0);
+    for (const Candidate& c : candidates) score_of[c.index] = c.score;
 
     ExtractiveSummary out;
     out.document_sentences = int(n);
@@ -209,8 +211,7 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
         e.index = int(i);
         e.section = int(section_of[i]);
         e.words = terms.words[i];
-        for (const Candidate& c : candidates)
-            if (c.index == i) e.score = c.score;
+        e.score = score_of[i];
         e.text = sentence_texts[i];
         out.summary_words += e.words;
         lines << e.text;
