@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/attention/sparse_selection.h"
 #include "engine/core/tensor.h"
 #include "engine/model/config.h"
 
@@ -90,6 +91,9 @@ struct AttentionRecorder {
         std::vector<float> weights;  // (query_end - query_begin) x keys.size(), row-major
     };
     std::vector<Block> blocks;  // filled by the call (cleared first)
+    // LSG sparse path only: the sparse keys this head used and what each was built from
+    // (cleared first; stays empty on dense and Fovea paths).
+    SparseSelection sparse;
 };
 
 // Dense attention: softmax(q.k / sqrt(hd) + key_mask) v over all rows.

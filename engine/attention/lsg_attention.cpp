@@ -53,8 +53,35 @@ struct LsgGeometry {
     int G, T, D, hd, heads, B, SB, f, p, bs;
 };
 
+SparsityType sparsity_built_as(SparseBuild type) {
+    switch (type) {
+        case SparseBuild::Identity: return SparsityType::None;
+        case SparseBuild::Norm: return SparsityType::Norm;
+        case SparseBuild::Pooling: return SparsityType::Pooling;
+        case SparseBuild::Stride: return SparsityType::Stride;
+        case SparseBuild::BlockStride: return SparsityType::BlockStride;
+        case SparseBuild::BosPooling: return SparsityType::BosPooling;
+        case SparseBuild::Lsh: return SparsityType::Lsh;
+    }
+    return SparsityType::None;
+}
+
+// Records, for the one head a recorder asked for, which token rows each sparse key was built
+// from and with what share. Only that head's task writes to it, so no locking is needed.
+struct SelectionRecord {
+    int head = -1;
+    SparseSelection* out = nullptr;
+    bool wants(int h) const { return out != nullptr && h == head; }
+    // key j stands for token t alone (stride, block_stride, norm, factor 1)
+    void single(int G, int j, int t, bool valid) const {
+        if (!valid) return;
+        out->keys[size_t(j)].rows = {G + t};
+        out->keys[size_t(j)].shares = {1.0f};
+    }
+};
+
 void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGeometry& g, const LsgSettings& s,
-                  SparseBuild type, int layer, LshProjections* lsh, SparseKV& sp) {
+                  SparseBuild type, int layer, LshProjections* lsh, SparseKV& sp, const SelectionRecord& record) {
     const int hd = g.hd, D = g.D, T = g.T, f = g.f;
     sp.hd = hd;
     sp.len = T / f;
@@ -63,6 +90,11 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
     sp.v.assign(size_t(g.heads) * len * hd, 0.0f);
     sp.mask.assign(size_t(g.heads) * len, 0.0f);
     if (type == SparseBuild::Norm) sp.src.assign(size_t(g.heads) * len, 0);
+    if (record.out) {
+        record.out->built_as = sparsity_built_as(type);
+        record.out->factor = f;
+        record.out->keys.assign(size_t(len), {});
+    }
     const float* K = in.k + size_t(g.G) * D;  // token rows
     const float* V = in.v + size_t(g.G) * D;
     const float* Q = in.q + size_t(g.G) * D;
@@ -88,6 +120,7 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                     std::memcpy(ks + size_t(t) * hd, krow(t, h), sizeof(float) * hd);
                     std::memcpy(vs + size_t(t) * hd, vrow(t, h), sizeof(float) * hd);
                     ms[t] = token_mask[t];
+                    if (record.wants(h)) record.single(g.G, t, t, is_valid(token_mask[t]));
                 }
                 break;
             case SparseBuild::Stride:
@@ -103,6 +136,7 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                     std::memcpy(ks + size_t(j) * hd, krow(t, h), sizeof(float) * hd);
                     std::memcpy(vs + size_t(j) * hd, vrow(t, h), sizeof(float) * hd);
                     ms[j] = token_mask[t];
+                    if (record.wants(h)) record.single(g.G, j, t, is_valid(token_mask[t]));
                 }
                 break;
             case SparseBuild::Norm: {
@@ -131,6 +165,7 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                         std::memcpy(vs + size_t(j) * hd, vrow(t, h), sizeof(float) * hd);
                         ms[j] = token_mask[t];
                         src[j] = t;
+                        if (record.wants(h)) record.single(g.G, j, t, is_valid(token_mask[t]));
                     }
                 }
                 break;
@@ -157,6 +192,12 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                         vd[d] /= div;
                     }
                     ms[j] = count > 0 ? 0.0f : kMaskMin;
+                    if (record.wants(h) && count > 0) {
+                        SparseKeySource& key = record.out->keys[size_t(j)];
+                        for (int u = 0; u < f; ++u)
+                            if (is_valid(token_mask[j * f + u])) key.rows.push_back(g.G + j * f + u);
+                        key.shares.assign(key.rows.size(), 1.0f / float(count));
+                    }
                 }
                 break;
             case SparseBuild::BosPooling: {
@@ -182,6 +223,10 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                     float* vd = vs + size_t(j) * hd;
                     for (int u = 0; u < f; ++u) {
                         const float wu = w[size_t(u)] / sum;
+                        if (record.wants(h) && wu > 0) {  // padding gets exactly 0: not a member
+                            record.out->keys[size_t(j)].rows.push_back(g.G + j * f + u);
+                            record.out->keys[size_t(j)].shares.push_back(wu);
+                        }
                         const float* kk = krow(j * f + u, h);
                         const float* vv = vrow(j * f + u, h);
                         for (int d = 0; d < hd; ++d) {
@@ -201,8 +246,12 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                 std::vector<float> ok(size_t(bs) * hd), ov(size_t(bs) * hd), oc(static_cast<size_t>(bs));
                 std::vector<float> x(static_cast<size_t>(hd)), proj(static_cast<size_t>(bs));
                 const int out_final = bs / f;
+                // Recording only: the item each token of the chunk sits in after each round, and
+                // the bucket each item went to in the current round.
+                std::vector<int> item_of(static_cast<size_t>(bs)), bucket_of(static_cast<size_t>(bs));
                 for (int c = 0; c < T / bs; ++c) {
                     int items = bs;
+                    if (record.wants(h)) std::iota(item_of.begin(), item_of.end(), 0);
                     for (int u = 0; u < bs; ++u) {
                         const int t = c * bs + u;
                         const bool valid = is_valid(token_mask[t]);
@@ -247,7 +296,10 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                                 dv[d] += vv[d];
                             }
                             oc[size_t(best)] += ic[size_t(u)];
+                            bucket_of[size_t(u)] = best;
                         }
+                        if (record.wants(h))
+                            for (int& item : item_of) item = bucket_of[size_t(item)];
                         std::swap(ik, ok);
                         std::swap(iv, ov);
                         std::swap(ic, oc);
@@ -262,6 +314,17 @@ void build_sparse(const AttentionInput& in, const float* token_mask, const LsgGe
                         }
                         ms[j] = (1.0f - std::clamp(ic[size_t(b)], 0.0f, 1.0f)) * kMaskMin;
                     }
+                    if (record.wants(h))
+                        for (int u = 0; u < bs; ++u) {  // padding is zeroed with a count of 0: not a member
+                            if (!is_valid(token_mask[c * bs + u])) continue;
+                            SparseKeySource& key = record.out->keys[size_t(c * out_final + item_of[size_t(u)])];
+                            key.rows.push_back(g.G + c * bs + u);
+                        }
+                    if (record.wants(h))
+                        for (int b = 0; b < out_final; ++b) {
+                            SparseKeySource& key = record.out->keys[size_t(c * out_final + b)];
+                            key.shares.assign(key.rows.size(), key.rows.empty() ? 0.0f : 1.0f / float(key.rows.size()));
+                        }
                 }
                 break;
             }
@@ -343,7 +406,10 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
     const int G = num_global, T = in.rows - G, D = in.heads * in.head_dim;
     const int B = s.block_size;
     check(B > 0, "lsg_attention: block_size must be positive (got " + std::to_string(B) + ")");
-    if (recorder) recorder->blocks.clear();
+    if (recorder) {
+        recorder->blocks.clear();
+        recorder->sparse = {};
+    }
 
     check_lsg_attention_settings(s, T);  // also on short inputs: bad settings fail early
     attn_detail::BlasSingleThreadScope blas_guard;
@@ -367,7 +433,9 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
         type = sparse_build_of(s);
         check(type != SparseBuild::Lsh || lsh != nullptr,
               "lsg_attention: sparsity type lsh needs LSH projections (lsh is null)");
-        build_sparse(in, token_mask, g, s, type, layer, lsh, sp);
+        SelectionRecord record;
+        if (recorder) record = {recorder->head, &recorder->sparse};
+        build_sparse(in, token_mask, g, s, type, layer, lsh, sp, record);
     }
 
     // 1. Global queries attend to every key.
@@ -381,6 +449,7 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
     if (recorder) {
         rec_base = recorder->blocks.size();
         recorder->blocks.resize(rec_base + size_t(nb));
+        if (sparse) recorder->sparse.blocks.resize(size_t(nb));
     }
     const int ntasks = nb * in.heads;
 #pragma omp parallel
@@ -421,6 +490,14 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
                 for (int r = 0; r < 2 && sparse; ++r)
                     for (int j = sp_lo[r]; j < sp_hi[r]; ++j) keys.push_back(sparse_key_source(sp, type, g, j, h));
                 for (int t = l0; t < l1; ++t) keys.push_back({G + t, G + t + 1, 1, AttentionKeyKind::Local});
+                if (sparse) {
+                    SparseBlockKeys& seen = recorder->sparse.blocks[size_t(i)];
+                    seen.query_begin = blk->query_begin;
+                    seen.query_end = blk->query_end;
+                    seen.keys.clear();
+                    for (int r = 0; r < 2; ++r)
+                        for (int j = sp_lo[r]; j < sp_hi[r]; ++j) seen.keys.push_back(j);
+                }
             }
         }
     }
