@@ -1,5 +1,6 @@
 #include "ui/attention_colours.h"
 
+#include <QCoreApplication>
 #include <QSet>
 
 #include <algorithm>
@@ -7,14 +8,17 @@
 
 namespace precis::ui {
 
-QColor pattern_kind_colour(PatternKind kind, int fovea_level) {
-    switch (kind) {
-        case PatternKind::Global: return QColor(0xE6, 0x9F, 0x00);      // orange
-        case PatternKind::Local: return QColor(0x00, 0x72, 0xB2);       // blue
-        case PatternKind::Sparse: return QColor(0x00, 0x9E, 0x73);      // bluish green
-        case PatternKind::Candidates: return QColor(0x9F, 0xD8, 0xC4);  // pale green: where sparse keys may come from
-        case PatternKind::Dense: return QColor(0x88, 0x88, 0x88);
-        case PatternKind::FoveaNode: {
+QColor key_style_colour(KeyStyle style, int fovea_level) {
+    switch (style) {
+        case KeyStyle::Global: return QColor(0xE6, 0x9F, 0x00);      // orange
+        case KeyStyle::Local: return QColor(0x00, 0x72, 0xB2);       // blue
+        case KeyStyle::Dense: return QColor(0x88, 0x88, 0x88);       // grey
+        case KeyStyle::Single: return QColor(0x00, 0x9E, 0x73);      // bluish green
+        case KeyStyle::Averaged: return QColor(0xD5, 0x5E, 0x00);    // vermillion
+        case KeyStyle::Weighted: return QColor(0xCC, 0x79, 0xA7);    // reddish purple
+        case KeyStyle::Cluster: return QColor(0x56, 0xB4, 0xE9);     // sky blue
+        case KeyStyle::Candidates: return QColor(0xC9, 0xE8, 0xDD);  // pale green: chosen from here, by the text
+        case KeyStyle::FoveaNode: {
             // Finer nodes darker: level 0 is the query's own block.
             const double t = std::min(1.0, fovea_level / 6.0);
             return QColor::fromHsvF(0.88, 0.75 - 0.5 * t, 0.65 + 0.3 * t);
@@ -23,25 +27,46 @@ QColor pattern_kind_colour(PatternKind kind, int fovea_level) {
     return Qt::black;
 }
 
-QString pattern_kind_label(PatternKind kind) {
-    switch (kind) {
-        case PatternKind::Global: return QStringLiteral("global");
-        case PatternKind::Local: return QStringLiteral("local");
-        case PatternKind::Sparse: return QStringLiteral("sparse");
-        case PatternKind::Candidates: return QStringLiteral("sparse (chosen from these, data-dependent)");
-        case PatternKind::Dense: return QStringLiteral("full attention");
-        case PatternKind::FoveaNode: return QStringLiteral("Fovea node (darker = finer level)");
+QColor key_colour(const StripKey& key) {
+    const QColor base = key_style_colour(key.style, key.level);
+    switch (key.style) {
+        case KeyStyle::Averaged:
+        case KeyStyle::Weighted:
+        case KeyStyle::Single:
+            return key.index % 2 ? base.darker(135) : base;
+        case KeyStyle::Cluster: {
+            // Members of one cluster lie scattered: neighbouring clusters need clearly different hues.
+            static const QColor hues[] = {QColor(0x56, 0xB4, 0xE9), QColor(0x00, 0x9E, 0x73), QColor(0xD5, 0x5E, 0x00),
+                                          QColor(0xCC, 0x79, 0xA7), QColor(0x8C, 0x6D, 0x1F), QColor(0x33, 0x33, 0x99)};
+            return hues[key.index % 6];
+        }
+        default: return base;
+    }
+}
+
+QString key_style_label(KeyStyle style) {
+    const auto tr = [](const char* s) { return QCoreApplication::translate("AttentionPatterns", s); };
+    switch (style) {
+        case KeyStyle::Global: return tr("global token");
+        case KeyStyle::Local: return tr("neighbour (read in full)");
+        case KeyStyle::Dense: return tr("every word (short text)");
+        case KeyStyle::Single: return tr("far key: one token");
+        case KeyStyle::Averaged: return tr("far key: average of the span");
+        case KeyStyle::Weighted: return tr("far key: weighted average (bar height = weight)");
+        case KeyStyle::Cluster: return tr("far key: average of one cluster (same colour)");
+        case KeyStyle::Candidates: return tr("far keys are picked from here on the document");
+        case KeyStyle::FoveaNode: return tr("averaged block (darker = nearer, sharper)");
     }
     return {};
 }
 
-QVector<LegendEntry> legend_for(const AttentionPattern& p) {
-    QSet<int> kinds;
-    for (const PatternSpan& s : p.spans) kinds.insert(int(s.kind));
+QVector<LegendEntry> legend_for(const KeyStrip& strip) {
+    QSet<int> styles;
+    for (const StripKey& k : strip.keys) styles.insert(int(k.style));
     QVector<LegendEntry> out;
-    for (PatternKind k : {PatternKind::Global, PatternKind::Local, PatternKind::Sparse, PatternKind::Candidates,
-                          PatternKind::FoveaNode, PatternKind::Dense})
-        if (kinds.contains(int(k))) out.push_back({pattern_kind_colour(k, k == PatternKind::FoveaNode ? 3 : 0), pattern_kind_label(k)});
+    for (KeyStyle s : {KeyStyle::Global, KeyStyle::Local, KeyStyle::Dense, KeyStyle::Single, KeyStyle::Averaged,
+                       KeyStyle::Weighted, KeyStyle::Cluster, KeyStyle::Candidates, KeyStyle::FoveaNode})
+        if (styles.contains(int(s))) out.push_back({key_style_colour(s, 2), key_style_label(s)});
     return out;
 }
 

@@ -36,6 +36,9 @@ void AttentionHeatmapView::set_capture(const AttentionCaptureResult& c) {
     image_ = heatmap_image(c);
     rows_ = c.rows;
     num_global_ = c.num_global;
+    grid_ = image_.isNull() ? 0 : c.grid;
+    cells_ = image_.isNull() ? std::vector<float>{} : c.cells;
+    row_texts_ = c.row_texts;
     update();
 }
 
@@ -76,13 +79,42 @@ void AttentionHeatmapView::wheelEvent(QWheelEvent* event) {
     event->accept();
 }
 
-void AttentionHeatmapView::mouseMoveEvent(QMouseEvent* event) {
-    if (image_.isNull() || rows_ <= 0) return;
-    const int q = int(event->position().y() / height() * rows_), k = int(event->position().x() / width() * rows_);
-    const auto describe = [&](int row) {
-        return row < num_global_ ? tr("global %1").arg(row) : tr("token %1").arg(row - num_global_);
+std::pair<int, int> AttentionHeatmapView::rows_of_cell(int cell) const {
+    // fold_attention puts row r in cell r * grid / rows: the inverse, rounded up.
+    const auto first = [&](int c) { return int((int64_t(c) * rows_ + grid_ - 1) / grid_); };
+    return {first(cell), std::max(first(cell) + 1, first(cell + 1))};
+}
+
+QString AttentionHeatmapView::describe_rows(std::pair<int, int> rows) const {
+    const auto one = [&](int row) {
+        if (row < num_global_) return tr("global token %1").arg(row);
+        QString s = tr("token %1").arg(row - num_global_);
+        const QString text = row < row_texts_.size() ? row_texts_[row].trimmed() : QString();
+        if (!text.isEmpty()) s += QStringLiteral(" “%1”").arg(text);
+        return s;
     };
-    QToolTip::showText(event->globalPosition().toPoint(), tr("query %1 → key %2").arg(describe(q), describe(k)), this);
+    if (rows.second - rows.first <= 1) return one(rows.first);
+    QStringList parts;
+    for (int r = rows.first; r < rows.second && parts.size() < 4; ++r) parts << one(r);
+    if (rows.second - rows.first > 4) parts << tr("… (%1 tokens in this cell)").arg(rows.second - rows.first);
+    return parts.join(QStringLiteral(", "));
+}
+
+QString AttentionHeatmapView::tooltip_at(QPointF pos) const {
+    if (image_.isNull() || rows_ <= 0 || grid_ <= 0 || width() <= 0 || height() <= 0) return {};
+    const int qc = std::clamp(int(pos.y() / height() * grid_), 0, grid_ - 1);
+    const int kc = std::clamp(int(pos.x() / width() * grid_), 0, grid_ - 1);
+    const float w = cells_[size_t(qc) * size_t(grid_) + size_t(kc)];
+    const auto q = rows_of_cell(qc), k = rows_of_cell(kc);
+    const bool folded = q.second - q.first > 1 || k.second - k.first > 1;
+    return tr("Query: %1\nKey: %2\nWeight %3%4")
+        .arg(describe_rows(q), describe_rows(k), QString::number(w, 'f', 4),
+             folded ? tr(" (the largest in this cell)") : (w == 0 ? tr(" (not read)") : QString()));
+}
+
+void AttentionHeatmapView::mouseMoveEvent(QMouseEvent* event) {
+    const QString tip = tooltip_at(event->position());
+    if (!tip.isEmpty()) QToolTip::showText(event->globalPosition().toPoint(), tip, this);
 }
 
 }  // namespace precis::ui

@@ -1,7 +1,8 @@
 #pragma once
 // The attention weights the engine computed for one layer and head, as a heat map
 // (queries down, keys across; darker = more weight, on a square-root scale so small
-// weights stay visible). Zoom with the mouse wheel or set_zoom(); it sits in a scroll area.
+// weights stay visible; AttentionColourScale is its legend). Hovering names the query and
+// key words and the weight. Zoom with the mouse wheel or set_zoom(); it sits in a scroll area.
 #include <QImage>
 #include <QWidget>
 
@@ -21,6 +22,8 @@ public:
     const QImage& image() const { return image_; }
     double zoom() const { return zoom_; }
     void set_zoom(double zoom);  // 1 = the base size (512 px), clamped to [0.25, 32]
+    // What hovering at `pos` shows: the query and key words and the weight.
+    QString tooltip_at(QPointF pos) const;
 
 signals:
     void zoom_changed(double zoom);
@@ -31,8 +34,14 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
 
 private:
+    // Rows [first, last) folded into cell `cell` of the grid.
+    std::pair<int, int> rows_of_cell(int cell) const;
+    QString describe_rows(std::pair<int, int> rows) const;
+
     QImage image_;
-    int rows_ = 0, num_global_ = 0;
+    int rows_ = 0, num_global_ = 0, grid_ = 0;
+    std::vector<float> cells_;
+    QStringList row_texts_;
     double zoom_ = 1.0;
 };
 

@@ -1,13 +1,21 @@
 #pragma once
-// The attention panel (View > Attention patterns): (a) which keys each query sees for the
-// current settings and document length, switchable between the seven LSG sparsity types
-// and Fovea, with a legend; (b) the weights the engine actually computed on the open
-// document for a chosen encoder layer and head, as a zoomable heat map (computed on
-// request by the engine worker). The third view, the summary's source passages, is the
-// highlighting in the document view.
+// The attention panel (View > Attention patterns), written for someone who has not read the
+// LSG paper. (a) Pattern: for the chosen sparsity type (or Fovea) one plain sentence on what
+// each word reads, the settings in words, and a drawing at two scales (the whole document,
+// and one query block's keys token by token); for the types that pick keys from the text
+// (norm, lsh) it draws what the model actually picked on the open document for the chosen
+// layer and head. (b) Weights: the attention weights the engine computed on the document
+// for that layer and head, as a zoomable heat map with a colour scale; hovering names the
+// words and the weight. Runs happen in the engine worker: the panel asks with
+// capture_requested and shows what comes back. The third view, the summary's source
+// passages, is the highlighting in the document view.
 #include <QWidget>
 
+#include <optional>
+
+#include "app/worker/engine_settings.h"
 #include "app/worker/worker_types.h"
+#include "ui/attention_explanations.h"
 
 class QComboBox;
 class QLabel;
@@ -16,9 +24,11 @@ class QScrollArea;
 class QSlider;
 class QSpinBox;
 class QTabWidget;
+class QToolButton;
 
 namespace precis::ui {
 
+class AttentionColourScale;
 class AttentionHeatmapView;
 class AttentionPatternView;
 
@@ -34,41 +44,76 @@ public:
     void show_capture(const AttentionCaptureResult& capture);
     void capture_failed(const QString& message);
 
-    // Index into the pattern choices: 0..6 the LSG sparsity types (none .. lsh), 7 Fovea.
+    // Index into the pattern choices (PatternChoice): 0..6 the LSG sparsity types, 7 Fovea.
     void select_pattern(int choice);
-    static constexpr int kFoveaChoice = 7;
+    static constexpr int kFoveaChoice = int(PatternChoice::Fovea);
+    PatternChoice pattern_choice() const;
     void set_tokens(int tokens);
+    void set_layer_and_head(int layer, int head);
+    // Asks for a run on the open document with the chosen layer and head (as the Run button).
+    void request_run();
+
+    // The settings a run asked for by this panel uses: `base` unchanged while the panel shows
+    // the model's own pattern, else with the pattern's attention settings (so the drawing of
+    // e.g. lsh on a norm model shows what lsh would pick).
+    EngineSettings settings_for_run(EngineSettings base) const;
 
     QTabWidget* tabs() const { return tabs_; }
     AttentionPatternView* pattern_view() const { return pattern_view_; }
     AttentionHeatmapView* heatmap_view() const { return heatmap_; }
+    AttentionColourScale* colour_scale() const { return scale_; }
     QLabel* pattern_error() const { return pattern_error_; }
+    QLabel* explanation() const { return explanation_; }
+    QLabel* details() const { return details_; }
+    QLabel* legend() const { return legend_; }
+    QLabel* run_status() const { return run_status_; }
+    QComboBox* layer_box() const { return layer_; }
+    QComboBox* head_box() const { return head_; }
 
 signals:
     void capture_requested(int layer, int head);
 
 private:
+    // The attention settings a drawing or a run stands for.
+    struct PatternSettings {
+        PatternChoice choice = PatternChoice::Norm;
+        LsgSettings lsg;
+        FoveaSettings fovea;
+        bool operator==(const PatternSettings& o) const;
+    };
+    PatternSettings current_settings() const;
     void rebuild_pattern();
     void update_enabled();
+    void update_run_status();
+    void update_legend();
+    void show_selection_if_it_matches();
 
     QTabWidget* tabs_;
-    // (a) pattern
     QComboBox* kind_;
-    QSpinBox *tokens_, *block_, *sparse_block_, *factor_, *globals_, *pattern_head_, *fovea_block_, *fovea_wing_;
+    QLabel *explanation_, *globals_note_, *details_;
+    QToolButton* settings_toggle_;
+    QWidget* settings_box_;
+    QSpinBox *tokens_, *block_, *sparse_block_, *factor_, *globals_, *fovea_block_, *fovea_wing_;
     QLabel* tokens_note_;
-    QLabel* pattern_summary_;
     QLabel* pattern_error_;
+    QComboBox *layer_, *head_;
+    QPushButton* run_;
+    QLabel* run_status_;
     AttentionPatternView* pattern_view_;
     QLabel* legend_;
-    // (b) weights
-    QSpinBox *layer_, *head_;
-    QPushButton* compute_;
     QSlider* zoom_;
     QLabel* capture_info_;
     QScrollArea* heatmap_scroll_;
     AttentionHeatmapView* heatmap_;
+    AttentionColourScale* scale_;
+
     qint64 document_id_ = 0;
     int heads_ = 1;
+    std::optional<PatternSettings> model_settings_;  // the model's own, from set_model_info
+    std::optional<PatternSettings> requested_;        // what the run in flight was asked with
+    std::optional<AttentionCaptureResult> capture_;   // the last run on the open document
+    std::optional<PatternSettings> capture_settings_;
+    bool running_ = false;
 };
 
 }  // namespace precis::ui

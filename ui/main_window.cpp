@@ -23,6 +23,7 @@
 #include "app/paths.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
+#include "ui/attention_dock.h"
 #include "ui/attention_panel.h"
 #include "ui/batch_dialog.h"
 #include "ui/document_view.h"
@@ -112,7 +113,7 @@ void MainWindow::build_layout() {
     setCentralWidget(central);
 
     attention_panel_ = new AttentionPanel(this);
-    attention_dock_ = new QDockWidget(tr("Attention patterns"), this);
+    attention_dock_ = new AttentionDock(tr("Attention patterns"), this);  // floats when the window is narrow
     attention_dock_->setObjectName(QStringLiteral("attention_dock"));
     attention_dock_->setWidget(attention_panel_);
     addDockWidget(Qt::RightDockWidgetArea, attention_dock_);
@@ -138,7 +139,7 @@ void MainWindow::build_layout() {
         r.document_id = current_document_;
         r.layer = layer;
         r.head = head;
-        r.settings = settings_;
+        r.settings = attention_panel_->settings_for_run(settings_);
         track(engine_->capture_attention(r), Request::Capture, tr("Capturing attention"));
     });
 }

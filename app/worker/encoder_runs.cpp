@@ -86,6 +86,12 @@ CapturedAttention capture_encoder_attention(const Model& model, Backend& backend
     c.num_global = row.num_global;
     c.tokens_read = int(ids.size());
     c.sparse_path = row.sparse_path;
+    c.sparse = std::move(capture->recorder->sparse);
+    // Each token on its own, so the panel can name the words a query and a key stand for.
+    const Tokenizer& tokenizer = require_tokenizer(model);
+    c.row_texts.assign(size_t(c.rows), std::string());
+    for (size_t t = 0; t < ids.size() && c.num_global + t < c.row_texts.size(); ++t)
+        c.row_texts[size_t(c.num_global) + t] = tokenizer.decode({ids[t]});
     return c;
 }
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/attention/sparse_selection.h"
 #include "engine/model/run_options.h"
 #include "engine/pipeline/summarizer.h"
 
@@ -38,6 +39,8 @@ struct CapturedAttention {
     int grid = 0;
     std::vector<float> cells;  // grid x grid, largest weight per (query bucket, key bucket)
     float max_weight = 0;
+    SparseSelection sparse;                // LSG sparse path: the keys this head used
+    std::vector<std::string> row_texts;    // per row: the token as text ("" for globals and padding)
 };
 // Runs the encoder on `text` recording layer `layer`, head `head`, and folds the weights
 // onto at most `max_grid` x `max_grid` cells. Throws precis::Error for a layer or head the

@@ -275,6 +275,11 @@ void EngineWorker::capture_attention(quint64 ticket, const AttentionRequest& req
         out.grid = c.grid;
         out.cells = std::move(c.cells);
         out.max_weight = c.max_weight;
+        if (run.options.attention.kind == EncoderAttention::Lsg)
+            out.sparsity_type = QString::fromLatin1(sparsity_type_name(run.options.attention.lsg.sparsity_type));
+        out.sparse = std::move(c.sparse);
+        out.row_texts.reserve(int(c.row_texts.size()));
+        for (const std::string& text : c.row_texts) out.row_texts << QString::fromStdString(text);
         emit attention_captured(out);
     });
 }

@@ -11,6 +11,7 @@
 
 #include "app/worker/engine_settings.h"
 #include "app/batch/source_passages.h"
+#include "engine/attention/sparse_selection.h"
 
 namespace precis {
 
@@ -71,6 +72,9 @@ struct AttentionCaptureResult {
     int grid = 0;
     std::vector<float> cells;  // grid x grid, row-major (query bucket, key bucket)
     float max_weight = 0;
+    QString sparsity_type;     // LSG: the sparsity type the run used ("norm", "lsh", ...)
+    SparseSelection sparse;    // LSG sparse path: the sparse keys this layer and head used
+    QStringList row_texts;     // per row: the token's text (empty for global rows and padding)
 };
 
 struct BatchRequest {

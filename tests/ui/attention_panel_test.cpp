@@ -1,21 +1,40 @@
-// The attention panel paints the LSG pattern of every sparsity type and Fovea (checked by
-// the colours in the image and on screen), rejects settings the engine rejects, and shows
-// captured weights as a zoomable heat map.
+// The attention panel explains each pattern in plain words, draws what differs between the
+// sparsity types (pooled spans, strided single tokens, block-strided runs, weighted pools),
+// draws norm's and lsh's far keys as the engine picked them on a document, names words and
+// weights on hover, has a colour scale for the weights, and floats instead of squeezing a
+// 1024 px main window.
+#include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
-#include <QSpinBox>
 #include <QSet>
+#include <QSignalSpy>
+#include <QSpinBox>
 #include <QTabWidget>
 
+#include <set>
+
+#include "app/library/library.h"
+#include "app/worker/engine_thread.h"
+#include "app/worker/model_cache.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/attention_colour_scale.h"
 #include "ui/attention_colours.h"
+#include "ui/attention_dock.h"
 #include "ui/attention_heatmap_view.h"
 #include "ui/attention_panel.h"
 #include "ui/attention_pattern_view.h"
+#include "ui/document_view.h"
+#include "ui/library_panel.h"
+#include "ui/main_window.h"
+#include "ui/summary_panel.h"
 
 namespace precis::test {
 namespace {
 
 using ui::AttentionPanel;
+using ui::KeyStyle;
+using ui::PatternChoice;
+using ui::StripKey;
 
 QSet<QRgb> colours_in(const QImage& image) {
     QSet<QRgb> out;
@@ -27,78 +46,156 @@ QSet<QRgb> colours_in(const QImage& image) {
     return out;
 }
 
-bool has(const QSet<QRgb>& colours, PatternKind kind) {
-    return colours.contains(ui::pattern_kind_colour(kind).rgb() | 0xff000000u);
+bool has(const QSet<QRgb>& colours, KeyStyle style) {
+    return colours.contains(ui::key_style_colour(style).rgb() | 0xff000000u);
+}
+
+std::vector<const StripKey*> far_keys(const ui::KeyStrip& strip) {
+    std::vector<const StripKey*> out;
+    for (const StripKey& k : strip.keys)
+        if (k.style != KeyStyle::Global && k.style != KeyStyle::Local && k.style != KeyStyle::Dense) out.push_back(&k);
+    return out;
+}
+
+ModelInfo lsg_model(int layers, int heads) {
+    ModelInfo info;
+    info.encoder_layers = layers;
+    info.encoder_heads = heads;
+    info.attention = "lsg";
+    info.max_input_tokens = 4096;
+    return info;
 }
 
 class AttentionPanelTest : public ::testing::Test {
 protected:
     void SetUp() override {
         panel_ = std::make_unique<AttentionPanel>();
-        panel_->resize(560, 760);
+        panel_->resize(600, 900);
         panel_->show();
-        ModelInfo info;
-        info.encoder_layers = 12;
-        info.encoder_heads = 16;
-        info.attention = "lsg";
-        info.max_input_tokens = 4096;
-        panel_->set_model_info(info);
+        panel_->set_model_info(lsg_model(12, 16));
         panel_->set_tokens(4096);
+    }
+    void choose(PatternChoice c) {
+        panel_->select_pattern(int(c));
+        QApplication::processEvents();
     }
     std::unique_ptr<AttentionPanel> panel_;
 };
 
-TEST_F(AttentionPanelTest, PaintsEverySparsityType) {
-    struct Case {
-        int choice;
-        const char* name;
-        bool sparse;
-        bool candidates;
-    };
-    // Index order of the pattern choices: none, norm, pooling, stride, block_stride, bos_pooling, lsh.
-    const Case cases[] = {{0, "none", false, false},  {1, "norm", false, true},        {2, "pooling", true, false},
-                          {3, "stride", true, false}, {4, "block_stride", true, false}, {5, "bos_pooling", true, false},
-                          {6, "lsh", false, true}};
-    for (const Case& c : cases) {
-        SCOPED_TRACE(c.name);
-        panel_->select_pattern(c.choice);
-        QApplication::processEvents();
-        EXPECT_FALSE(panel_->pattern_error()->isVisible()) << panel_->pattern_error()->text().toStdString();
-        const QSet<QRgb> image = colours_in(panel_->pattern_view()->image());
-        EXPECT_TRUE(has(image, PatternKind::Global));
-        EXPECT_TRUE(has(image, PatternKind::Local));
-        EXPECT_EQ(has(image, PatternKind::Sparse), c.sparse);
-        EXPECT_EQ(has(image, PatternKind::Candidates), c.candidates);
-        EXPECT_TRUE(image.contains(qRgb(255, 255, 255)));  // keys not seen stay blank: it is sparse
-        // What reaches the screen, not only the image behind it.
-        const QSet<QRgb> screen = colours_in(panel_->pattern_view()->grab().toImage());
-        EXPECT_TRUE(has(screen, PatternKind::Local));
-        EXPECT_TRUE(has(screen, PatternKind::Global));
+TEST_F(AttentionPanelTest, EveryPatternHasItsOwnPlainSentenceAndKeepsTheNotationForTheTooltip) {
+    QSet<QString> sentences;
+    for (int c = 0; c < ui::kPatternChoices; ++c) {
+        choose(PatternChoice(c));
+        SCOPED_TRACE(panel_->explanation()->text().toStdString());
+        const QString sentence = panel_->explanation()->text();
+        EXPECT_FALSE(sentence.isEmpty());
+        sentences.insert(sentence);
+        for (const QString& notation : {QStringLiteral("B="), QStringLiteral("SB="), QStringLiteral("f="), QStringLiteral("G=")}) {
+            EXPECT_FALSE(sentence.contains(notation));
+            EXPECT_FALSE(panel_->details()->text().contains(notation));
+        }
+        EXPECT_TRUE(panel_->details()->toolTip().contains("=")) << "the exact parameters stay in the tooltip";
+        EXPECT_TRUE(panel_->details()->text().contains("keys per word"));
+    }
+    EXPECT_EQ(sentences.size(), ui::kPatternChoices);
+}
+
+TEST_F(AttentionPanelTest, FarKeysOfPoolingStrideBlockStrideAndBosPoolingAreDrawnDifferently) {
+    const int f = 2;  // the default settings: blocks of 128, 128 far keys a side, factor 2
+    QSet<QString> strips;
+    QVector<QImage> pictures;
+    for (PatternChoice c : {PatternChoice::Pooling, PatternChoice::Stride, PatternChoice::BlockStride, PatternChoice::BosPooling}) {
+        choose(c);
+        SCOPED_TRACE(int(c));
+        ASSERT_FALSE(panel_->pattern_error()->isVisible()) << panel_->pattern_error()->text().toStdString();
+        const auto keys = far_keys(panel_->pattern_view()->strip());
+        ASSERT_EQ(keys.size(), 2u * 128);  // 128 far keys on each side
+        QString signature;
+        for (const StripKey* k : keys) {
+            switch (c) {
+                case PatternChoice::Pooling:  // a span of f neighbours averaged evenly
+                    EXPECT_EQ(k->style, KeyStyle::Averaged);
+                    ASSERT_EQ(int(k->rows.size()), f);
+                    EXPECT_EQ(k->rows[1], k->rows[0] + 1);
+                    EXPECT_FLOAT_EQ(k->shares[0], 0.5f);
+                    break;
+                case PatternChoice::BosPooling:  // the same span, weights left to the text
+                    EXPECT_EQ(k->style, KeyStyle::Weighted);
+                    ASSERT_EQ(int(k->rows.size()), f);
+                    EXPECT_TRUE(k->shares.empty());
+                    break;
+                default:  // stride and block_stride: one token per key
+                    EXPECT_EQ(k->style, KeyStyle::Single);
+                    EXPECT_EQ(k->rows.size(), 1u);
+            }
+            signature += QString::number(k->rows.front()) + ",";
+        }
+        if (c == PatternChoice::Stride)  // every f-th token: single columns f apart
+            for (size_t i = 1; i < keys.size() / 2; ++i) EXPECT_EQ(keys[i]->rows[0] - keys[i - 1]->rows[0], f);
+        if (c == PatternChoice::BlockStride) {  // runs of consecutive tokens with gaps between runs
+            int adjacent = 0, gaps = 0;
+            for (size_t i = 1; i < keys.size(); ++i) (keys[i]->rows[0] - keys[i - 1]->rows[0] == 1 ? adjacent : gaps)++;
+            EXPECT_GT(adjacent, 100);
+            EXPECT_GE(gaps, 2);
+        }
+        strips.insert(signature + QString::number(int(keys.front()->style)));
+        pictures.push_back(panel_->pattern_view()->grab().toImage());
+    }
+    EXPECT_EQ(strips.size(), 4);
+    for (int a = 0; a < pictures.size(); ++a)
+        for (int b = a + 1; b < pictures.size(); ++b) EXPECT_NE(pictures[a], pictures[b]) << a << " vs " << b;
+}
+
+TEST_F(AttentionPanelTest, LocalGlobalAndFarKeysHaveTheirOwnColoursAndLegend) {
+    choose(PatternChoice::Pooling);
+    const QSet<QRgb> overview = colours_in(panel_->pattern_view()->image());
+    EXPECT_TRUE(has(overview, KeyStyle::Global));
+    EXPECT_TRUE(has(overview, KeyStyle::Local));
+    EXPECT_TRUE(has(overview, KeyStyle::Averaged));
+    EXPECT_TRUE(overview.contains(qRgb(255, 255, 255)));  // keys not seen stay blank: it is sparse
+    const QSet<QRgb> screen = colours_in(panel_->pattern_view()->grab().toImage());
+    EXPECT_TRUE(has(screen, KeyStyle::Local));
+    EXPECT_TRUE(has(screen, KeyStyle::Global));
+    for (KeyStyle s : {KeyStyle::Global, KeyStyle::Local, KeyStyle::Averaged})
+        EXPECT_TRUE(panel_->legend()->text().contains(ui::key_style_label(s).toHtmlEscaped())) << int(s);
+    choose(PatternChoice::Stride);
+    EXPECT_TRUE(has(colours_in(panel_->pattern_view()->image()), KeyStyle::Single));
+    EXPECT_FALSE(panel_->legend()->text().contains(ui::key_style_label(KeyStyle::Averaged).toHtmlEscaped()));
+}
+
+TEST_F(AttentionPanelTest, NormAndLshWithoutARunShowOnlyWhereKeysArePickedFrom) {
+    for (PatternChoice c : {PatternChoice::Norm, PatternChoice::Lsh}) {
+        choose(c);
+        const auto keys = far_keys(panel_->pattern_view()->strip());
+        ASSERT_FALSE(keys.empty());
+        for (const StripKey* k : keys) EXPECT_EQ(k->style, KeyStyle::Candidates);
+        EXPECT_FALSE(panel_->pattern_view()->shows_document());
+        EXPECT_TRUE(panel_->run_status()->text().contains("open a document"));
     }
 }
 
-TEST_F(AttentionPanelTest, PaintsFovea) {
-    panel_->select_pattern(AttentionPanel::kFoveaChoice);
-    QApplication::processEvents();
+TEST_F(AttentionPanelTest, FoveaDrawsNodesAtSeveralLevels) {
+    choose(PatternChoice::Fovea);
     EXPECT_FALSE(panel_->pattern_error()->isVisible());
     const QSet<QRgb> image = colours_in(panel_->pattern_view()->image());
-    int fovea_levels = 0;
-    for (int level = 0; level < 8; ++level) fovea_levels += image.contains(ui::pattern_kind_colour(PatternKind::FoveaNode, level).rgb());
-    EXPECT_GE(fovea_levels, 3);  // nodes at several levels of the tree
-    EXPECT_TRUE(has(image, PatternKind::Global));
+    int levels = 0;
+    for (int level = 0; level < 8; ++level) levels += image.contains(ui::key_style_colour(KeyStyle::FoveaNode, level).rgb());
+    EXPECT_GE(levels, 3);
+    EXPECT_TRUE(has(image, KeyStyle::Global));
 }
 
 TEST_F(AttentionPanelTest, ShortInputIsFullAttention) {
-    panel_->select_pattern(1);
+    choose(PatternChoice::Norm);
     panel_->set_tokens(200);  // <= 2 * block size: the engine falls back to full attention
     QApplication::processEvents();
     const QSet<QRgb> image = colours_in(panel_->pattern_view()->image());
-    EXPECT_TRUE(has(image, PatternKind::Dense));
-    EXPECT_FALSE(has(image, PatternKind::Local));
+    EXPECT_TRUE(has(image, KeyStyle::Dense));
+    EXPECT_FALSE(has(image, KeyStyle::Local));
+    EXPECT_TRUE(panel_->details()->text().contains("every word reads every other word"));
 }
 
 TEST_F(AttentionPanelTest, InvalidSettingsShowTheEnginesReason) {
-    panel_->select_pattern(1);
+    choose(PatternChoice::Norm);
     // block 128 with factor 3: 3 does not divide 128.
     for (QSpinBox* s : panel_->findChildren<QSpinBox*>())
         if (s->value() == 2 && s->isEnabled() && s->maximum() == 512) s->setValue(3);
@@ -107,7 +204,7 @@ TEST_F(AttentionPanelTest, InvalidSettingsShowTheEnginesReason) {
     EXPECT_TRUE(panel_->pattern_error()->text().contains("sparsity_factor")) << panel_->pattern_error()->text().toStdString();
 }
 
-TEST_F(AttentionPanelTest, HeatMapShowsCapturedWeightsAndZooms) {
+TEST_F(AttentionPanelTest, WeightsMapHasAColourScaleWithValuesAndZooms) {
     panel_->set_document(7, 100, true);
     panel_->tabs()->setCurrentIndex(1);
     AttentionCaptureResult c;
@@ -119,6 +216,7 @@ TEST_F(AttentionPanelTest, HeatMapShowsCapturedWeightsAndZooms) {
     c.cells.assign(64 * 64, 0.f);
     for (int i = 0; i < 64; ++i) c.cells[size_t(i) * 64 + size_t(i)] = 0.8f;  // a diagonal
     c.max_weight = 0.8f;
+    for (int r = 0; r < 64; ++r) c.row_texts << (r == 0 ? QString() : QStringLiteral(" word%1").arg(r));
     panel_->show_capture(c);
     QApplication::processEvents();
     ui::AttentionHeatmapView* map = panel_->heatmap_view();
@@ -126,9 +224,197 @@ TEST_F(AttentionPanelTest, HeatMapShowsCapturedWeightsAndZooms) {
     const QImage shot = map->grab().toImage();
     EXPECT_EQ(shot.pixel(shot.width() / 2, shot.height() / 2) | 0xff000000u, ui::heat_colour(1.f) | 0xff000000u);
     EXPECT_EQ(shot.pixel(5, shot.height() - 5) | 0xff000000u, qRgb(255, 255, 255));
+    // The legend: visible beside the map, from 0 to the largest weight.
+    ui::AttentionColourScale* scale = panel_->colour_scale();
+    EXPECT_TRUE(scale->isVisible());
+    EXPECT_GT(scale->width(), 20);
+    EXPECT_EQ(scale->tick_labels().first(), "0");
+    EXPECT_EQ(scale->tick_labels().last(), "0.8");
+    EXPECT_NEAR(scale->weight_at(0.5f), 0.2f, 1e-6f);  // square-root scale: half way is a quarter of the top
+    // Hover names both words and the weight.
+    const double cell = double(map->width()) / 64;
+    const QString tip = map->tooltip_at(QPointF(10.5 * cell, 10.5 * cell));
+    EXPECT_TRUE(tip.contains("“word10”")) << tip.toStdString();
+    EXPECT_TRUE(tip.contains("Weight 0.8000")) << tip.toStdString();
+    EXPECT_TRUE(map->tooltip_at(QPointF(10.5 * cell, 20.5 * cell)).contains("Weight 0.0000"));
     const int before = map->width();
     map->set_zoom(2.0);
     EXPECT_EQ(map->width(), before * 2);
+}
+
+// The panel driven against the engine worker on a real document, as the main window does.
+class AttentionPanelOnDocumentTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
+        dir_ = scratch_dir("attention-panel");
+        library_path_ = QString::fromStdString((dir_ / "library.sqlite").string());
+        engine_ = std::make_unique<EngineThread>(library_path_, std::make_shared<ModelCache>());
+        const auto path = write_text_file(dir_ / "rivers.txt", river_paragraphs() + river_paragraphs());
+        QSignalSpy opened(engine_->worker(), &EngineWorker::document_opened);
+        engine_->open_document(QString::fromStdString(path.string()));
+        ASSERT_TRUE(wait_until([&] { return opened.count() == 1; }));
+        doc_ = opened.first().first().value<OpenedDocument>().document_id;
+
+        base_ = fixture_model_settings();
+        base_.attention = "lsg";  // the plain fixture model read with LSG, as the screenshots do
+        base_.max_positions = 4096;
+        base_.lsg_override = true;  // small blocks, so the short text takes the sparse path
+        base_.block_size = 16;
+        base_.sparse_block_size = 16;
+        base_.sparsity_factor = 2;
+        base_.sparsity_type = SparsityType::Norm;
+        panel_ = std::make_unique<AttentionPanel>();
+        panel_->resize(600, 900);
+        panel_->show();
+        ModelInfo info = lsg_model(2, 4);
+        info.lsg.block_size = 16;  // as base_: what the worker reports for these settings
+        info.lsg.sparse_block_size = 16;
+        info.lsg.sparsity_factor = 2;
+        panel_->set_model_info(info);
+        panel_->set_document(doc_, 200, false);
+        QObject::connect(panel_.get(), &AttentionPanel::capture_requested, panel_.get(), [this](int layer, int head) {
+            AttentionRequest r;
+            r.document_id = doc_;
+            r.layer = layer;
+            r.head = head;
+            r.settings = panel_->settings_for_run(base_);
+            engine_->capture_attention(r);
+        });
+        QObject::connect(engine_->worker(), &EngineWorker::attention_captured, panel_.get(), &AttentionPanel::show_capture);
+    }
+
+    AttentionCaptureResult run(PatternChoice choice, int layer, int head) {
+        panel_->select_pattern(int(choice));
+        panel_->set_layer_and_head(layer, head);
+        QSignalSpy captured(engine_->worker(), &EngineWorker::attention_captured);
+        panel_->request_run();
+        EXPECT_TRUE(wait_until([&] { return captured.count() == 1; }));
+        QApplication::processEvents();
+        return captured.isEmpty() ? AttentionCaptureResult{} : captured.first().first().value<AttentionCaptureResult>();
+    }
+
+    // The far keys drawn for the current block must be the engine's, key for key.
+    void expect_strip_matches(const AttentionCaptureResult& c) {
+        const ui::KeyStrip& strip = panel_->pattern_view()->strip();
+        ASSERT_TRUE(strip.from_document);
+        const auto block = std::find_if(c.sparse.blocks.begin(), c.sparse.blocks.end(),
+                                        [&](const SparseBlockKeys& b) { return b.query_begin == strip.query_begin; });
+        ASSERT_NE(block, c.sparse.blocks.end());
+        std::set<std::vector<int>> engine, drawn;
+        for (int32_t j : block->keys)
+            if (!c.sparse.keys[size_t(j)].rows.empty())
+                engine.insert(std::vector<int>(c.sparse.keys[size_t(j)].rows.begin(), c.sparse.keys[size_t(j)].rows.end()));
+        for (const StripKey* k : far_keys(strip)) drawn.insert(k->rows);
+        EXPECT_FALSE(drawn.empty());
+        EXPECT_EQ(drawn, engine);
+    }
+
+    std::filesystem::path dir_;
+    QString library_path_;
+    std::unique_ptr<EngineThread> engine_;
+    qint64 doc_ = 0;
+    EngineSettings base_;
+    std::unique_ptr<AttentionPanel> panel_;
+};
+
+TEST_F(AttentionPanelOnDocumentTest, NormAndLshDrawTheKeysTheEnginePickedAndTheyDiffer) {
+    const AttentionCaptureResult norm = run(PatternChoice::Norm, 1, 2);
+    ASSERT_EQ(norm.sparsity_type, "norm");
+    ASSERT_FALSE(norm.sparse.empty());
+    ASSERT_TRUE(panel_->pattern_view()->shows_document());
+    expect_strip_matches(norm);
+    for (const StripKey* k : far_keys(panel_->pattern_view()->strip())) {
+        EXPECT_EQ(k->style, KeyStyle::Single);  // norm keeps single tokens
+        EXPECT_EQ(k->rows.size(), 1u);
+    }
+    EXPECT_TRUE(panel_->run_status()->text().contains("actually read"));
+    const QImage norm_picture = panel_->pattern_view()->grab().toImage();
+
+    const AttentionCaptureResult lsh = run(PatternChoice::Lsh, 1, 2);
+    ASSERT_EQ(lsh.sparsity_type, "lsh");
+    ASSERT_TRUE(panel_->pattern_view()->shows_document());
+    expect_strip_matches(lsh);
+    size_t largest = 0;
+    for (const StripKey* k : far_keys(panel_->pattern_view()->strip())) {
+        EXPECT_EQ(k->style, KeyStyle::Cluster);
+        largest = std::max(largest, k->rows.size());
+    }
+    EXPECT_GT(largest, 1u);  // clusters gather several tokens, norm keeps one
+    EXPECT_NE(panel_->pattern_view()->grab().toImage(), norm_picture);
+
+    // Another head picks other keys, and changing the head leaves the old run's drawing.
+    panel_->set_layer_and_head(1, 3);
+    EXPECT_FALSE(panel_->pattern_view()->shows_document());
+}
+
+TEST_F(AttentionPanelOnDocumentTest, HoverNamesTheWordsOfTheDocument) {
+    const AttentionCaptureResult c = run(PatternChoice::Norm, 0, 0);
+    ASSERT_FALSE(c.row_texts.isEmpty());
+    EXPECT_TRUE(c.row_texts.join("").contains("river"));
+    // The pattern: a token in the magnified window names its word and what key it is part of.
+    ui::AttentionPatternView* view = panel_->pattern_view();
+    const int row = view->window_begin() + 2;
+    const QRect cell = view->magnified_cell(row);
+    ASSERT_FALSE(cell.isEmpty());
+    const QString word = c.row_texts[row].trimmed();
+    const QString pattern_tip = view->tooltip_at(cell.center());
+    EXPECT_TRUE(pattern_tip.contains(QStringLiteral("Token %1").arg(row - c.num_global))) << pattern_tip.toStdString();
+    if (!word.isEmpty()) EXPECT_TRUE(pattern_tip.contains(word)) << pattern_tip.toStdString();
+    // The weights: both words and the weight.
+    panel_->tabs()->setCurrentIndex(1);
+    QApplication::processEvents();
+    ui::AttentionHeatmapView* map = panel_->heatmap_view();
+    ASSERT_EQ(c.grid, c.rows);  // a short text: one cell per row
+    int q = -1, k = -1;
+    for (int i = c.num_global + 1; i < c.rows && q < 0; ++i)
+        for (int j = c.num_global + 1; j < c.rows; ++j)
+            if (c.cells[size_t(i) * size_t(c.grid) + size_t(j)] > 0.05f && !c.row_texts[i].trimmed().isEmpty() &&
+                !c.row_texts[j].trimmed().isEmpty()) {
+                q = i, k = j;
+                break;
+            }
+    ASSERT_GE(q, 0) << "no weight above 0.05 between two words among " << c.rows << " rows, largest " << c.max_weight;
+    const double side = double(map->width()) / c.grid;
+    const QString tip = map->tooltip_at(QPointF((k + 0.5) * side, (q + 0.5) * side));
+    EXPECT_TRUE(tip.contains(c.row_texts[q].trimmed())) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(c.row_texts[k].trimmed())) << tip.toStdString();
+    EXPECT_TRUE(tip.contains(QString::number(c.cells[size_t(q) * size_t(c.grid) + size_t(k)], 'f', 4))) << tip.toStdString();
+}
+
+TEST(AttentionDock, FloatsInsteadOfSqueezingA1024PixelWindow) {
+    if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
+    use_fixture_model_settings();
+    const auto dir = scratch_dir("attention-dock");
+    ui::MainWindowOptions o;
+    o.library_path = QString::fromStdString((dir / "library.sqlite").string());
+    ui::MainWindow window(o);
+    window.resize(1024, 700);
+    window.show();
+    ASSERT_TRUE(wait_until([&] { return window.model_info().has_value() && !window.engine()->busy(); }));
+    QApplication::processEvents();
+    const int library = window.library_panel()->width(), document = window.document_view()->width(),
+              summary = window.summary_panel()->width();
+    window.attention_dock()->show();
+    QApplication::processEvents();
+    EXPECT_TRUE(window.attention_dock()->isFloating());
+    EXPECT_EQ(window.width(), 1024);
+    EXPECT_GE(window.library_panel()->width(), library);  // nothing gave up width to the panel
+    EXPECT_GE(window.document_view()->width(), document);
+    EXPECT_GE(window.summary_panel()->width(), summary);
+    EXPECT_GE(window.document_view()->width(), 300);
+    EXPECT_GE(window.attention_dock()->width(), 480);  // and the panel itself has room
+
+    // A wide window keeps it docked beside the panes, which still have room.
+    window.attention_dock()->hide();
+    window.attention_dock()->setFloating(false);
+    window.resize(1600, 1000);
+    QApplication::processEvents();
+    window.attention_dock()->show();
+    QApplication::processEvents();
+    EXPECT_FALSE(window.attention_dock()->isFloating());
+    EXPECT_GE(window.document_view()->width(), 300);
+    EXPECT_GE(window.summary_panel()->width(), 250);
 }
 
 }  // namespace
