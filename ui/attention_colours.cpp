@@ -32,13 +32,14 @@ QColor key_colour(const StripKey& key) {
     switch (key.style) {
         case KeyStyle::Averaged:
         case KeyStyle::Weighted:
-        case KeyStyle::Single:
             return key.index % 2 ? base.darker(135) : base;
         case KeyStyle::Cluster: {
-            // Members of one cluster lie scattered: neighbouring clusters need clearly different hues.
+            // A cluster's tokens lie scattered: neighbouring clusters need clearly different
+            // hues (none of them the neighbours' blue or the global orange).
             static const QColor hues[] = {QColor(0x56, 0xB4, 0xE9), QColor(0x00, 0x9E, 0x73), QColor(0xD5, 0x5E, 0x00),
-                                          QColor(0xCC, 0x79, 0xA7), QColor(0x8C, 0x6D, 0x1F), QColor(0x33, 0x33, 0x99)};
-            return hues[key.index % 6];
+                                          QColor(0xCC, 0x79, 0xA7), QColor(0x8C, 0x6D, 0x1F), QColor(0x99, 0x99, 0x33),
+                                          QColor(0x44, 0xAA, 0x99), QColor(0x88, 0x22, 0x55)};
+            return hues[key.index % 8];
         }
         default: return base;
     }
@@ -53,7 +54,7 @@ QString key_style_label(KeyStyle style) {
         case KeyStyle::Single: return tr("far key: one token");
         case KeyStyle::Averaged: return tr("far key: average of the span");
         case KeyStyle::Weighted: return tr("far key: weighted average (bar height = weight)");
-        case KeyStyle::Cluster: return tr("far key: average of one cluster (same colour)");
+        case KeyStyle::Cluster: return tr("far key: average of one cluster (tokens joined by an arc)");
         case KeyStyle::Candidates: return tr("far keys are picked from here on the document");
         case KeyStyle::FoveaNode: return tr("averaged block (darker = nearer, sharper)");
     }

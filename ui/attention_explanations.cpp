@@ -11,11 +11,13 @@ namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("AttentionPatterns", text); }
 
-// The most keys any one query sees (for per-head patterns, head 0's).
+// The most keys any one word sees (for per-head patterns, head 0's). The global tokens'
+// own rows read everything; they are not words of the text, so they do not count here
+// unless the whole text is one dense block (short input).
 int most_keys_per_query(const AttentionPattern& p) {
     QHash<int, int> per_block;
     for (const PatternSpan& s : p.spans)
-        if (s.head <= 0) per_block[s.query_begin] += s.key_count;
+        if (s.head <= 0 && (s.query_begin >= p.num_global || !p.sparse_path)) per_block[s.query_begin] += s.key_count;
     int most = 0;
     for (int n : per_block) most = std::max(most, n);
     return most;
@@ -100,7 +102,7 @@ QString pattern_details(PatternChoice choice, const AttentionPattern& pattern, c
             .arg(keys);
     QStringList parts;
     if (choice == PatternChoice::Fovea) {
-        parts << tr("blocks of %1 tokens").arg(fovea.block_size) << tr("%1 sharp block(s) each side").arg(fovea.wing);
+        parts << tr("blocks of %1 tokens").arg(fovea.block_size) << (fovea.wing == 1 ? tr("1 sharp block each side") : tr("%1 sharp blocks each side").arg(fovea.wing));
     } else {
         parts << tr("blocks of %1 tokens").arg(s.block_size);
         if (choice != PatternChoice::LocalOnly && s.sparse_enabled())
@@ -109,7 +111,7 @@ QString pattern_details(PatternChoice choice, const AttentionPattern& pattern, c
                           ? tr("1 token in %1 kept").arg(s.sparsity_factor)
                           : tr("%1 tokens per far key").arg(s.sparsity_factor));
     }
-    parts << QCoreApplication::translate("AttentionPatterns", "%n global token(s)", nullptr, pattern.num_global) << tr("at most %1 keys per word").arg(keys);
+    parts << (pattern.num_global == 1 ? tr("1 global token") : tr("%1 global tokens").arg(pattern.num_global)) << tr("at most %1 keys per word").arg(keys);
     return parts.join(QStringLiteral(" · "));
 }
 

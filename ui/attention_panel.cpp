@@ -384,9 +384,13 @@ void AttentionPanel::update_run_status() {
     }
     if (capture_ && capture_settings_ && *capture_settings_ == current_settings() && capture_->sparse.empty() &&
         capture_->layer == layer_->currentIndex() && capture_->head == head_->currentIndex()) {
-        run_status_->setText(capture_->sparse_path || capture_->attention != "lsg"
-                                 ? tr("This run had no far keys to show (%1 attention).").arg(capture_->attention)
-                                 : tr("This document is short enough that every word reads every other word."));
+        run_status_->setText(
+            capture_->attention == "fovea"
+                ? tr("Fovea picks its blocks by position alone, so the drawing is the same for every document; the "
+                     "Weights tab shows what this run read.")
+            : capture_->attention != "lsg"
+                ? tr("This run used full attention: every word reads every other word (see Weights).")
+                : tr("This document is short enough that every word reads every other word."));
         return;
     }
     run_status_->setText(depends_on_text(c)

@@ -2,9 +2,11 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPainterPath>
 #include <QToolTip>
 
 #include <algorithm>
+#include <climits>
 #include <vector>
 
 #include "ui/attention_colours.h"
@@ -14,7 +16,7 @@ namespace precis::ui {
 namespace {
 
 constexpr int kMaxGrid = 512;
-constexpr int kReachHeight = 18, kMagnifiedHeight = 40, kWordsHeight = 64, kMinCellWidth = 11;
+constexpr int kReachHeight = 18, kMagnifiedHeight = 52, kWordsHeight = 64, kMinCellWidth = 11;
 
 // Later kinds are painted over earlier ones: the most specific wins a shared cell.
 int paint_order(const PatternSpan& s) {
@@ -190,10 +192,18 @@ void AttentionPatternView::set_window_begin(int row) {
 void AttentionPatternView::place_window_default() {
     // Straddle the end of the neighbours and the start of the far keys after them: the
     // window then shows both, side by side, which is where the types differ.
-    int local_end = strip_.query_end;
+    int local_end = strip_.query_end, first_far = INT_MAX;
     for (const StripKey& k : strip_.keys)
         if (k.style == KeyStyle::Local && !k.rows.empty()) local_end = std::max(local_end, k.rows.back() + 1);
-    set_window_begin(local_end - window_rows() / 4);
+    for (const StripKey& k : strip_.keys)
+        if (k.style != KeyStyle::Local && k.style != KeyStyle::Global)
+            for (int row : k.rows)
+                if (row >= local_end) first_far = std::min(first_far, row);
+    const int n = window_rows();
+    int begin = local_end - n / 4;
+    // Far keys that start after a gap (block_stride's other runs) would fall outside: show them.
+    if (first_far != INT_MAX && first_far >= begin + n * 3 / 4) begin = first_far - n / 4;
+    set_window_begin(begin);
 }
 
 void AttentionPatternView::rebuild() {
@@ -448,22 +458,26 @@ void AttentionPatternView::paint_magnified(QPainter& painter, const QRect& r, co
             continue;
         }
         // One token per key, or a scattered cluster: a box per token; a cluster's tokens are
-        // tied together by a line in its colour under them.
-        double first = -1, last = -1;
+        // joined by arcs in its colour under them (an arc diagram), so one reads which far
+        // tokens were averaged together.
+        const bool cluster = k.rows.size() > 1;
+        const double box_height = cluster ? r.height() * 0.55 : r.height() - 4;
+        double previous = -1;
         for (int row : k.rows) {
             if (row < window_begin_ || row >= end) continue;
-            const QRectF cell(x_of(row) + 1, r.top() + 2, cw - 2, r.height() - (k.rows.size() > 1 ? 10 : 4));
-            painter.fillRect(cell, c);
-            first = first < 0 ? cell.center().x() : first;
-            last = cell.center().x();
-        }
-        if (k.rows.size() > 1 && first >= 0) {
-            painter.setPen(QPen(c, 2));
-            painter.drawLine(QPointF(first, r.bottom() - 3), QPointF(last, r.bottom() - 3));
-            painter.setPen(QPen(c.darker(140), 1));
-            for (int row : k.rows)
-                if (row >= window_begin_ && row < end)
-                    painter.drawLine(QPointF(x_of(row) + cw / 2, r.bottom() - 8), QPointF(x_of(row) + cw / 2, r.bottom() - 3));
+            painter.fillRect(QRectF(x_of(row) + 1, r.top() + 2, cw - 2, box_height), c);
+            const double x = x_of(row) + cw / 2;
+            if (cluster && previous >= 0) {
+                const double depth = std::min(r.height() - box_height - 4, 4 + (x - previous) / 6);
+                QPainterPath arc;
+                arc.moveTo(previous, r.top() + 2 + box_height);
+                arc.cubicTo(previous, r.top() + 2 + box_height + depth * 1.3, x, r.top() + 2 + box_height + depth * 1.3, x,
+                            r.top() + 2 + box_height);
+                painter.setPen(QPen(c, 1.5));
+                painter.setBrush(Qt::NoBrush);
+                painter.drawPath(arc);
+            }
+            previous = x;
         }
     }
     // The query block's own tokens: a mark above, so "near" and "far" have a reference.

@@ -98,6 +98,10 @@ TEST_F(AttentionPanelTest, EveryPatternHasItsOwnPlainSentenceAndKeepsTheNotation
         EXPECT_TRUE(panel_->details()->text().contains("keys per word"));
     }
     EXPECT_EQ(sentences.size(), ui::kPatternChoices);
+    // A word reads 1 global + 2 x 128 far + 3 x 128 neighbouring keys (the global token's
+    // own row, which reads everything, is not a word).
+    choose(PatternChoice::Norm);
+    EXPECT_TRUE(panel_->details()->text().contains("at most 641 keys per word")) << panel_->details()->text().toStdString();
 }
 
 TEST_F(AttentionPanelTest, FarKeysOfPoolingStrideBlockStrideAndBosPoolingAreDrawnDifferently) {
