@@ -62,8 +62,8 @@ QString pattern_explanation(PatternChoice choice, const LsgSettings& s, const Fo
                              "of the whole text.")
                               .arg(f);
         case PatternChoice::Stride:
-            return near + tr("; farther away it sees every %1th token, and each head starts at a different one, so "
-                             "the heads together cover them all.")
+            return near + tr("; farther away it sees 1 token in every %1, and each head starts at a different one, "
+                             "so the heads together cover them all.")
                               .arg(f);
         case PatternChoice::BlockStride:
             return near + tr("; farther away it sees short runs of consecutive tokens, 1 run in %1, each head a "

@@ -224,7 +224,7 @@ AttentionPatternView::Areas AttentionPatternView::areas() const {
     const int top = line * 2 + 4;
     const int side = std::max(40, std::min(width() - left - margin, height() - top - below - margin));
     Areas a;
-    a.overview = QRect(left, top, side, side);
+    a.overview = QRect(std::max(left, (width() - side) / 2), top, side, side);  // centred when height is short
     int y = a.overview.bottom() + 1 + margin + line;
     a.reach = QRect(margin, y, width() - 2 * margin, kReachHeight);
     y = a.reach.bottom() + 1 + 4 + line;
@@ -361,9 +361,10 @@ void AttentionPatternView::paint_overview(QPainter& painter, const QRect& target
     painter.drawText(QRect(target.left(), fm.height(), target.width(), fm.height()), Qt::AlignLeft, QStringLiteral("0"));
     painter.drawText(QRect(target.left(), fm.height(), target.width(), fm.height()), Qt::AlignRight, QString::number(rows));
     painter.save();
-    painter.translate(fm.height(), target.bottom());
+    painter.translate(target.left() - fm.height() - 4, target.bottom());
     painter.rotate(-90);
-    painter.drawText(QRect(0, -fm.height(), target.height(), fm.height()), Qt::AlignHCenter, tr("each word (queries) →"));
+    painter.drawText(QRect(0, -fm.height(), target.height(), fm.height()), Qt::AlignHCenter,
+                     fm.elidedText(tr("each word (queries) →"), Qt::ElideMiddle, target.height()));
     painter.restore();
     const PatternAxis axis(rows, pattern_.num_global, kMaxGrid);
     const double scale = double(target.height()) / axis.grid;
