@@ -390,6 +390,8 @@ void AttentionPanel::update_run_status() {
                      "Weights tab shows what this run read.")
             : capture_->attention != "lsg"
                 ? tr("This run used full attention: every word reads every other word (see Weights).")
+            : capture_->sparse_path
+                ? tr("With this pattern words read no far keys; the Weights tab shows how much each neighbour counted.")
                 : tr("This document is short enough that every word reads every other word."));
         return;
     }

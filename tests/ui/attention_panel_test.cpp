@@ -352,6 +352,23 @@ TEST_F(AttentionPanelOnDocumentTest, NormAndLshDrawTheKeysTheEnginePickedAndThey
     EXPECT_FALSE(panel_->pattern_view()->shows_document());
 }
 
+TEST_F(AttentionPanelOnDocumentTest, FixedTypesAfterARunAreDrawnFromTheEnginesKeys) {
+    const AttentionCaptureResult bos = run(PatternChoice::BosPooling, 0, 1);
+    ASSERT_TRUE(panel_->pattern_view()->shows_document());
+    expect_strip_matches(bos);
+    bool uneven = false;  // the weights now come from the run: no longer unknown, and not all equal
+    for (const StripKey* k : far_keys(panel_->pattern_view()->strip())) {
+        EXPECT_EQ(k->style, KeyStyle::Weighted);
+        ASSERT_EQ(k->shares.size(), k->rows.size());
+        for (float share : k->shares) uneven |= std::abs(share - 0.5f) > 1e-3f;
+    }
+    EXPECT_TRUE(uneven);
+
+    run(PatternChoice::LocalOnly, 0, 1);
+    EXPECT_FALSE(panel_->pattern_view()->shows_document());
+    EXPECT_TRUE(panel_->run_status()->text().contains("no far keys")) << panel_->run_status()->text().toStdString();
+}
+
 TEST_F(AttentionPanelOnDocumentTest, HoverNamesTheWordsOfTheDocument) {
     const AttentionCaptureResult c = run(PatternChoice::Norm, 0, 0);
     ASSERT_FALSE(c.row_texts.isEmpty());
