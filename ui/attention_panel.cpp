@@ -364,7 +364,8 @@ void AttentionPanel::update_legend() {
                        .arg(e.colour.name(), e.label.toHtmlEscaped());
     legend_->setText(entries.join(QStringLiteral("&nbsp;&nbsp; ")) +
                      tr("<br><small>Top: the whole document, each word (down) against what it reads (across). "
-                        "Below: one block of words, key by key; click the top drawing to pick another block.</small>"));
+                        "Below: one block of words, key by key. Click the top drawing (or press Up/Down) for another block, "
+                        "Left/Right to move the magnified window.</small>"));
 }
 
 void AttentionPanel::update_run_status() {

@@ -1,5 +1,6 @@
 #include "ui/attention_pattern_view.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -150,6 +151,17 @@ QImage rasterize_pattern(const AttentionPattern& p, int head, bool weighted_pool
 AttentionPatternView::AttentionPatternView(QWidget* parent) : QWidget(parent) {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+}
+
+void AttentionPatternView::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+        case Qt::Key_Up: return set_query_block(block_ - 1);
+        case Qt::Key_Down: return set_query_block(block_ + 1);
+        case Qt::Key_Left: return set_window_begin(window_begin_ - window_rows() / 2);
+        case Qt::Key_Right: return set_window_begin(window_begin_ + window_rows() / 2);
+        default: QWidget::keyPressEvent(event);
+    }
 }
 
 void AttentionPatternView::set_pattern(const AttentionPattern& pattern, int head, bool weighted_pools) {
@@ -307,7 +319,10 @@ QString AttentionPatternView::tooltip_at(QPoint pos) const {
     if (a.overview.contains(pos) && !image_.isNull()) {
         const PatternAxis axis(pattern_.num_global + pattern_.tokens, pattern_.num_global, kMaxGrid);
         const int q = axis.row_at(int((pos.y() - a.overview.top()) * double(axis.grid) / a.overview.height()));
-        return tr("Query row %1: click to see what its block reads, token by token.").arg(q);
+        const QString word = row_text(q);
+        return tr("Query row %1%2: click to see what its block reads, token by token.")
+            .arg(q)
+            .arg(word.isEmpty() ? QString() : QStringLiteral(" ") + quoted(word));
     }
     if (a.reach.contains(pos)) return tr("Everything this query block reads, over the whole document: click to magnify a place.");
     return {};

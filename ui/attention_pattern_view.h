@@ -6,7 +6,8 @@
 // keys at token scale: a strip over everything the block reaches and a magnified window in
 // which each key is drawn as the tokens it stands for (a pooled key as its averaged span, a
 // strided key as one token, an lsh key as its scattered cluster). Click the overview to pick
-// the query block, the reach strip to move the window; hover a token for its words.
+// the query block, the reach strip to move the window; hover a token for its words. From the
+// keyboard: Up/Down pick the query block, Left/Right move the window.
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
@@ -70,6 +71,7 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     struct Areas {

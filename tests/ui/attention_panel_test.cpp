@@ -167,6 +167,19 @@ TEST_F(AttentionPanelTest, LocalGlobalAndFarKeysHaveTheirOwnColoursAndLegend) {
     EXPECT_FALSE(panel_->legend()->text().contains(ui::key_style_label(KeyStyle::Averaged).toHtmlEscaped()));
 }
 
+TEST_F(AttentionPanelTest, KeysPickTheQueryBlockAndMoveTheMagnifiedWindow) {
+    choose(PatternChoice::Pooling);
+    ui::AttentionPatternView* view = panel_->pattern_view();
+    const int block = view->query_block(), begin = view->strip().query_begin, window = view->window_begin();
+    QTest::keyClick(view, Qt::Key_Down);
+    EXPECT_EQ(view->query_block(), block + 1);
+    EXPECT_EQ(view->strip().query_begin, begin + 128);
+    const int moved = view->window_begin();
+    QTest::keyClick(view, Qt::Key_Right);
+    EXPECT_GT(view->window_begin(), moved);
+    EXPECT_NE(moved, window);  // a new block brings the window along
+}
+
 TEST_F(AttentionPanelTest, NormAndLshWithoutARunShowOnlyWhereKeysArePickedFrom) {
     for (PatternChoice c : {PatternChoice::Norm, PatternChoice::Lsh}) {
         choose(c);
