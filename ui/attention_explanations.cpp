@@ -109,7 +109,8 @@ QString pattern_details(PatternChoice choice, const AttentionPattern& pattern, c
             parts << tr("%1 far keys on each side").arg(s.sparse_block_size)
                   << (choice == PatternChoice::Stride || choice == PatternChoice::BlockStride || choice == PatternChoice::Norm
                           ? tr("1 token in %1 kept").arg(s.sparsity_factor)
-                          : tr("%1 tokens per far key").arg(s.sparsity_factor));
+                          : choice == PatternChoice::Lsh ? tr("about %1 tokens per far key (clusters vary)").arg(s.sparsity_factor)
+                                                         : tr("%1 tokens per far key").arg(s.sparsity_factor));
     }
     parts << (pattern.num_global == 1 ? tr("1 global token") : tr("%1 global tokens").arg(pattern.num_global)) << tr("at most %1 keys per word").arg(keys);
     return parts.join(QStringLiteral(" · "));
