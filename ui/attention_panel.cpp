@@ -317,6 +317,12 @@ void AttentionPanel::update_enabled() {
     run_->setEnabled(document_id_ != 0 && !running_);
 }
 
+int AttentionPanel::padded_tokens() const {
+    // The LSG encoder pads the input to a multiple of the block size (adaptive padding).
+    const int T = tokens_->value(), B = std::max(1, block_->value());
+    return pattern_choice() == PatternChoice::Fovea || T <= 2 * B ? T : (T + B - 1) / B * B;
+}
+
 void AttentionPanel::rebuild_pattern() {
     const PatternSettings p = current_settings();
     AttentionPattern pattern;
@@ -326,10 +332,7 @@ void AttentionPanel::rebuild_pattern() {
             pattern = fovea_attention_pattern(p.fovea, p.lsg.num_global_tokens, T);
         } else {
             p.lsg.validate("These LSG settings");
-            // The encoder pads the input to a multiple of the block size (adaptive padding).
-            const int B = p.lsg.block_size;
-            const int padded = T <= 2 * B ? T : (T + B - 1) / B * B;
-            pattern = lsg_attention_pattern(p.lsg, p.lsg.num_global_tokens, padded, heads_);
+            pattern = lsg_attention_pattern(p.lsg, p.lsg.num_global_tokens, padded_tokens(), heads_);
         }
         pattern_error_->hide();
     } catch (const Error& e) {
@@ -351,7 +354,8 @@ void AttentionPanel::rebuild_pattern() {
 void AttentionPanel::show_selection_if_it_matches() {
     const bool same_document = capture_ && capture_->document_id == document_id_;
     const bool matches = same_document && capture_settings_ && *capture_settings_ == current_settings() &&
-                         capture_->head == head_->currentIndex() && capture_->layer == layer_->currentIndex();
+                         capture_->head == head_->currentIndex() && capture_->layer == layer_->currentIndex() &&
+                         capture_->rows - capture_->num_global == padded_tokens();  // same length: blocks line up
     // Row texts help hovering even when the drawing is the static one (same tokens).
     const QStringList texts = same_document ? capture_->row_texts : QStringList();
     pattern_view_->set_selection(matches ? capture_->sparse : SparseSelection{}, texts);

@@ -82,6 +82,7 @@ private:
         bool operator==(const PatternSettings& o) const;
     };
     PatternSettings current_settings() const;
+    int padded_tokens() const;  // the length the encoder reads the chosen text length at
     void rebuild_pattern();
     void update_enabled();
     void update_run_status();

@@ -409,7 +409,7 @@ void AttentionPatternView::paint_reach(QPainter& painter, const QRect& r) {
                          .arg(block_ + 1)
                          .arg(strip_.query_begin - pattern_.num_global)
                          .arg(strip_.query_end - pattern_.num_global - 1));
-    if (rows <= 0) return;
+    if (rows <= 0 || r.width() <= 0) return;
     // The strongest style per pixel column.
     std::vector<int> best(static_cast<size_t>(r.width()), -1);
     std::vector<QColor> colour(static_cast<size_t>(r.width()));

@@ -360,6 +360,10 @@ TEST_F(AttentionPanelOnDocumentTest, NormAndLshDrawTheKeysTheEnginePickedAndThey
     EXPECT_GT(largest, 1u);  // clusters gather several tokens, norm keeps one
     EXPECT_NE(panel_->pattern_view()->grab().toImage(), norm_picture);
 
+    // The exact token count arriving later (as the main window reports it after a summary)
+    // pads to the same length: the drawing stays the document's.
+    panel_->set_document(doc_, lsh.tokens_read, true);
+    EXPECT_TRUE(panel_->pattern_view()->shows_document());
     // Another head picks other keys, and changing the head leaves the old run's drawing.
     panel_->set_layer_and_head(1, 3);
     EXPECT_FALSE(panel_->pattern_view()->shows_document());
