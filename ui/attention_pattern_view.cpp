@@ -232,12 +232,12 @@ AttentionPatternView::Areas AttentionPatternView::areas() const {
     const QFontMetrics fm = fontMetrics();
     const int line = fm.height(), margin = 6, left = line * 2 + 4;
     const int words = row_texts_.isEmpty() ? 0 : kWordsHeight;
-    const int below = line + kReachHeight + 4 + line + kMagnifiedHeight + words + margin;
+    const int below = line + 4 + kReachHeight + 4 + line + kMagnifiedHeight + words + margin;
     const int top = line * 2 + 4;
     const int side = std::max(40, std::min(width() - left - margin, height() - top - below - margin));
     Areas a;
     a.overview = QRect(std::max(left, (width() - side) / 2), top, side, side);  // centred when height is short
-    int y = a.overview.bottom() + 1 + margin + line;
+    int y = a.overview.bottom() + 1 + margin + line + 4;  // room for the query block's mark above the strip
     a.reach = QRect(margin, y, width() - 2 * margin, kReachHeight);
     y = a.reach.bottom() + 1 + 4 + line;
     a.magnified = QRect(margin, y, width() - 2 * margin, kMagnifiedHeight);
@@ -404,7 +404,7 @@ void AttentionPatternView::paint_reach(QPainter& painter, const QRect& r) {
     const QFontMetrics fm = painter.fontMetrics();
     const int rows = pattern_.num_global + pattern_.tokens;
     painter.setPen(palette().color(QPalette::Text));
-    painter.drawText(QRect(r.left(), r.top() - fm.height() - 2, r.width(), fm.height()), Qt::AlignLeft,
+    painter.drawText(QRect(r.left(), r.top() - fm.height() - 5, r.width(), fm.height()), Qt::AlignLeft,
                      tr("Query block %1 (tokens %2–%3) reads, across the whole document:")
                          .arg(block_ + 1)
                          .arg(strip_.query_begin - pattern_.num_global)
