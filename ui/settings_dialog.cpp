@@ -23,6 +23,7 @@
 #include "app/worker/engine_thread.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
+#include "ui/classifier_settings_box.h"
 #include "ui/model_catalog_dialog.h"
 
 namespace precis::ui {
@@ -171,6 +172,8 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     gf->addRow(tr("Maximum length:"), max_length_);
     gf->addRow(tr("No-repeat n-gram size:"), no_repeat_);
 
+    classifier_ = new ClassifierSettingsBox(this);
+
     error_ = new QLabel(this);
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #b91c1c;"));
@@ -179,6 +182,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(model_box);
+    layout->addWidget(classifier_);
     layout->addWidget(attention_box);
     layout->addWidget(generation_box_);
     layout->addWidget(error_);
@@ -252,6 +256,7 @@ void SettingsDialog::load(const EngineSettings& s) {
     min_length_->setValue(s.min_length);
     max_length_->setValue(s.max_length);
     no_repeat_->setValue(s.no_repeat_ngram_size);
+    classifier_->load(s.classifier);
     update_enabled();
 }
 
@@ -277,6 +282,7 @@ EngineSettings SettingsDialog::settings() const {
     s.min_length = min_length_->value();
     s.max_length = max_length_->value();
     s.no_repeat_ngram_size = no_repeat_->value();
+    s.classifier = classifier_->settings();
     return s;
 }
 
@@ -319,6 +325,11 @@ void SettingsDialog::accept() {
     }
     if (!s.model_dir.isEmpty() && !QFileInfo::exists(s.model_dir + QStringLiteral("/config.json"))) {
         error_->setText(tr("The model folder %1 has no config.json.").arg(s.model_dir));
+        error_->show();
+        return;
+    }
+    if (const QString problem = classifier_->problem(); !problem.isEmpty()) {
+        error_->setText(problem);
         error_->show();
         return;
     }

@@ -1,6 +1,6 @@
 #pragma once
 // Settings (Ctrl+,): the model (folder, import a HuggingFace BART / LSG-BART folder, or
-// download one from the catalog: model_catalog_dialog.h),
+// download one from the catalog: model_catalog_dialog.h), the classifier (classifier_settings_box.h),
 // the device, the encoder attention with its LSG and Fovea parameters, and the generation
 // settings. Edits an EngineSettings; the caller stores it in QSettings.
 #include <QDialog>
@@ -23,6 +23,8 @@ class EngineThread;
 
 namespace precis::ui {
 
+class ClassifierSettingsBox;
+
 class SettingsDialog : public QDialog {
     Q_OBJECT
 public:
@@ -37,6 +39,7 @@ public:
     // in the dialog (the Import button asks for the folder, then calls this).
     void start_import(const QString& source_dir);
     bool importing() const { return importing_; }
+    ClassifierSettingsBox* classifier_box() const { return classifier_; }
 
 private:
     void load(const EngineSettings& s);
@@ -66,6 +69,7 @@ private:
     QGroupBox* generation_box_;
     QSpinBox *beams_, *min_length_, *max_length_, *no_repeat_;
     QDoubleSpinBox* length_penalty_;
+    ClassifierSettingsBox* classifier_;
     QLabel* error_;
 };
 
