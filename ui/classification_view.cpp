@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "app/library/current_labels.h"
 #include "app/library/library.h"
 
 namespace precis::ui {
@@ -43,20 +44,14 @@ void ClassificationView::show_document(qint64 document_id) {
     model_name_.clear();
     created_at_ = {};
     zero_shot_ = multi_label_ = false;
-    if (document_id) {
-        // Newest first, then by score: the newest run is the leading records sharing its time and model.
-        const QVector<ClassificationRecord> all = library_.classifications_for(document_id);
-        for (const ClassificationRecord& c : all) {
-            if (!rows_.isEmpty() && (c.created_at != created_at_ || c.model_name != model_name_)) break;
-            if (rows_.isEmpty()) {
-                created_at_ = c.created_at;
-                model_name_ = c.model_name;
-                zero_shot_ = c.parameters.value("zero_shot").toBool();
-                multi_label_ = c.parameters.value("multi_label").toBool();
-            }
-            rows_.push_back({c.label, c.score, c.parameters.value("predicted").toBool()});
-        }
+    const QVector<ClassificationRecord> run = document_id ? newest_classification(library_, document_id) : QVector<ClassificationRecord>{};
+    if (!run.isEmpty()) {
+        created_at_ = run.first().created_at;
+        model_name_ = run.first().model_name;
+        zero_shot_ = run.first().parameters.value("zero_shot").toBool();
+        multi_label_ = run.first().parameters.value("multi_label").toBool();
     }
+    for (const ClassificationRecord& c : run) rows_.push_back({c.label, c.score, is_predicted(c, run)});
     rebuild();
 }
 
