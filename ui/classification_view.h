@@ -25,7 +25,7 @@ public:
         bool predicted = false;
     };
     // Rows beyond this many are counted in a last line (with all of them in its tooltip).
-    static constexpr int kMaxRows = 6;
+    static constexpr int kMaxRows = 5;
 
     explicit ClassificationView(Library& library, QWidget* parent = nullptr);
 

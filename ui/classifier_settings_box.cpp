@@ -30,7 +30,7 @@ QStringList own_labels(const std::filesystem::path& dir) {
 }  // namespace
 
 ClassifierSettingsBox::ClassifierSettingsBox(QWidget* parent)
-    : QGroupBox(tr("Classification"), parent),
+    : QGroupBox(tr("Classifier model and labels"), parent),
       folder_(new QLineEdit(this)),
       labels_(new QLineEdit(this)),
       multi_label_(new QCheckBox(tr("Several labels may apply (each scored on its own)"), this)),

@@ -6,6 +6,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QStatusBar>
+#include <QTabWidget>
 
 #include "app/library/library.h"
 #include "app/worker/classifier_settings.h"
@@ -13,6 +14,7 @@
 #include "ui/library_panel.h"
 #include "ui/main_window.h"
 #include "ui/run_queue_panel.h"
+#include "ui/settings_dialog.h"
 #include "ui/summary_panel.h"
 
 namespace precis::ui {
@@ -45,7 +47,11 @@ void MainWindow::show_classifier_missing(const QString& message) {
     QPushButton* download = box->addButton(tr("Download a model…"), QMessageBox::ActionRole);
     QPushButton* settings = box->addButton(tr("Settings…"), QMessageBox::ActionRole);
     connect(download, &QPushButton::clicked, this, &MainWindow::download_model);
-    connect(settings, &QPushButton::clicked, this, &MainWindow::show_settings);
+    connect(settings, &QPushButton::clicked, this, [this] {
+        SettingsDialog dialog(settings_, engine_.get(), this);
+        dialog.tabs()->setCurrentIndex(SettingsDialog::kClassificationTab);
+        if (dialog.exec() == QDialog::Accepted) set_settings(dialog.settings());
+    });
     box->open();
 }
 

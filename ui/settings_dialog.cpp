@@ -17,6 +17,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "app/paths.h"
@@ -180,11 +181,25 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     error_->hide();
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
 
+    // Two tabs: the summarizer's settings and the classifier's, each model chosen on its own
+    // (and the dialog no taller than the summarizer's part alone).
+    auto* summaries_page = new QWidget(this);
+    auto* summaries_layout = new QVBoxLayout(summaries_page);
+    summaries_layout->setContentsMargins(6, 6, 6, 0);
+    summaries_layout->addWidget(model_box);
+    summaries_layout->addWidget(attention_box);
+    summaries_layout->addWidget(generation_box_);
+    auto* classification_page = new QWidget(this);
+    auto* classification_layout = new QVBoxLayout(classification_page);
+    classification_layout->setContentsMargins(6, 6, 6, 0);
+    classification_layout->addWidget(classifier_);
+    classification_layout->addStretch();
+    tabs_ = new QTabWidget(this);
+    tabs_->addTab(summaries_page, tr("&Summaries"));
+    tabs_->addTab(classification_page, tr("C&lassification"));
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(model_box);
-    layout->addWidget(classifier_);
-    layout->addWidget(attention_box);
-    layout->addWidget(generation_box_);
+    layout->addWidget(tabs_);
     layout->addWidget(error_);
     layout->addWidget(buttons);
 
@@ -329,6 +344,7 @@ void SettingsDialog::accept() {
         return;
     }
     if (const QString problem = classifier_->problem(); !problem.isEmpty()) {
+        tabs_->setCurrentIndex(kClassificationTab);
         error_->setText(problem);
         error_->show();
         return;

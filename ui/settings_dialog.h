@@ -16,6 +16,7 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 
 namespace precis {
 class EngineThread;
@@ -40,6 +41,8 @@ public:
     void start_import(const QString& source_dir);
     bool importing() const { return importing_; }
     ClassifierSettingsBox* classifier_box() const { return classifier_; }
+    QTabWidget* tabs() const { return tabs_; }
+    static constexpr int kClassificationTab = 1;
 
 private:
     void load(const EngineSettings& s);
@@ -70,6 +73,7 @@ private:
     QSpinBox *beams_, *min_length_, *max_length_, *no_repeat_;
     QDoubleSpinBox* length_penalty_;
     ClassifierSettingsBox* classifier_;
+    QTabWidget* tabs_;
     QLabel* error_;
 };
 

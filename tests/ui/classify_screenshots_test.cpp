@@ -4,6 +4,7 @@
 // scores mean nothing; the pictures show how they are laid out at two window sizes.
 #include <QDir>
 #include <QSettings>
+#include <QTabWidget>
 
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
@@ -75,7 +76,9 @@ TEST_F(ClassifyScreenshots, MainWindowWithLabelsBesideTheSummary) {
 TEST_F(ClassifyScreenshots, SettingsAndBatchDialogs) {
     ui::SettingsDialog settings(window_->settings(), window_->engine(), window_.get());
     settings.show();
-    save(&settings, "classify-settings-dialog.png");
+    save(&settings, "classify-settings-summaries-tab.png");
+    settings.tabs()->setCurrentIndex(ui::SettingsDialog::kClassificationTab);
+    save(&settings, "classify-settings-classification-tab.png");
     ui::BatchDialog* batch = window_->open_batch_dialog();
     batch->set_classify(true);
     save(batch, "classify-batch-dialog.png");

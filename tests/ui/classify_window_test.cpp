@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTabWidget>
 
 #include <cmath>
 
@@ -287,6 +288,7 @@ TEST_F(ClassifyWindowTest, ClassifierSettingsAreRememberedAndAZeroShotModelNeeds
     EXPECT_TRUE(box->note()->text().contains("Zero-shot")) << box->note()->text().toStdString();
     dialog.accept();  // refused: no labels
     EXPECT_NE(dialog.result(), QDialog::Accepted);
+    EXPECT_EQ(dialog.tabs()->currentIndex(), ui::SettingsDialog::kClassificationTab);  // the problem is in view
     EXPECT_TRUE(box->problem().contains("zero-shot")) << box->problem().toStdString();
     box->labels()->setText(" harbour,  bakery , ,harbour");
     box->multi_label()->setChecked(true);
