@@ -55,9 +55,11 @@ void ClassificationView::show_document(qint64 document_id) {
     rebuild();
 }
 
-void ClassificationView::set_pending_document(qint64 document_id, const QString& state) {
-    pending_document_ = document_id;
-    pending_state_ = state;
+void ClassificationView::set_pending(qint64 document_id, const QString& state) {
+    if (state.isEmpty())
+        pending_.remove(document_id);
+    else
+        pending_.insert(document_id, state);
     rebuild();
 }
 
@@ -71,7 +73,7 @@ void ClassificationView::rebuild() {
     const bool is_pending = pending();
     setVisible(document_id_ && (is_pending || !rows_.isEmpty()));
     if (rows_.isEmpty()) {
-        caption_->setText(is_pending ? tr("<b>Labels</b> · <i>%1</i>").arg(pending_state_.toHtmlEscaped()) : QString());
+        caption_->setText(is_pending ? tr("<b>Labels</b> · <i>%1</i>").arg(pending_.value(document_id_).toHtmlEscaped()) : QString());
         grid_host_->hide();
         return;
     }
@@ -79,7 +81,7 @@ void ClassificationView::rebuild() {
     QString caption = tr("<b>Labels</b> · %1 · %2%3")
                           .arg(model_name_.toHtmlEscaped(), how,
                                multi_label_ ? tr(", several may apply") : QString());
-    if (is_pending) caption += tr(" · <i>%1</i>").arg(pending_state_.toHtmlEscaped());
+    if (is_pending) caption += tr(" · <i>%1</i>").arg(pending_.value(document_id_).toHtmlEscaped());
     caption_->setText(caption);
     caption_->setToolTip(tr("Classified %1 by %2. Single-label scores add up to 100%; with several labels allowed, "
                             "each label is scored on its own. ✓ marks the predicted labels.")

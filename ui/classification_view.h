@@ -4,6 +4,7 @@
 // percentage, the predicted labels in bold with a check mark. While a classification of the
 // shown document runs or waits in the queue, it says so; with none stored it stays hidden.
 #include <QDateTime>
+#include <QHash>
 #include <QVector>
 #include <QWidget>
 
@@ -31,22 +32,22 @@ public:
 
     // Reads the document's newest classification from the library (0: clears).
     void show_document(qint64 document_id);
-    // The document a classification is being made for (0: none), and what it is doing
-    // ("classifying…"): said in the caption while that document is shown.
-    void set_pending_document(qint64 document_id, const QString& state);
+    // What is happening to a document's classification ("waiting in the queue",
+    // "classifying…"); an empty state clears it. Said in the caption while it is shown.
+    void set_pending(qint64 document_id, const QString& state);
+    QList<qint64> pending_documents() const { return pending_.keys(); }
 
     qint64 document_id() const { return document_id_; }
     const QVector<Row>& rows() const { return rows_; }
     QString caption() const;
-    bool pending() const { return pending_document_ != 0 && pending_document_ == document_id_; }
+    bool pending() const { return pending_.contains(document_id_); }
 
 private:
     void rebuild();
 
     Library& library_;
     qint64 document_id_ = 0;
-    qint64 pending_document_ = 0;
-    QString pending_state_;
+    QHash<qint64, QString> pending_;  // by document
     QVector<Row> rows_;
     QString model_name_;
     QDateTime created_at_;

@@ -104,6 +104,7 @@ private:
     void start_next_run();
     void finish_run(quint64 ticket, int state);  // state: a RunQueuePanel::State
     void show_classifier_missing(const QString& message);
+    void forget_removed_classifications();  // a waiting Classify removed from the queue
     void show_error(const QString& title, const QString& message);
 
     void on_model_ready(const ModelInfo& info);

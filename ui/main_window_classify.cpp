@@ -35,7 +35,17 @@ void MainWindow::classify_current() {
                                     .arg(QString::fromStdString(classifier->dir.filename().string())));
         return;
     }
+    connect(queue_, &RunQueuePanel::removed, this, &MainWindow::forget_removed_classifications, Qt::UniqueConnection);
     enqueue_current(int(RunQueuePanel::Task::Classify));
+}
+
+void MainWindow::forget_removed_classifications() {
+    ClassificationView* view = summary_panel_->classification_view();
+    const std::optional<RunQueuePanel::Entry> running = running_entry_ ? queue_->entry(running_entry_) : std::nullopt;
+    for (const qint64 document_id : view->pending_documents()) {
+        const bool classifying = running && running->task == RunQueuePanel::Task::Classify && running->document_id == document_id;
+        if (!classifying && !queue_->is_waiting(document_id, RunQueuePanel::Task::Classify)) view->set_pending(document_id, {});
+    }
 }
 
 void MainWindow::show_classifier_missing(const QString& message) {

@@ -37,6 +37,8 @@ void MainWindow::enqueue_current(int task_value) {
     }
     queue_->add(current_document_, name, task);
     if (running_entry_) {
+        if (task == Task::Classify)
+            summary_panel_->classification_view()->set_pending(current_document_, tr("waiting in the queue"));
         const int ahead = queue_->waiting_count();
         statusBar()->showMessage(
             task == Task::Classify
@@ -59,7 +61,7 @@ void MainWindow::start_next_run() {
         running_outcome_ = int(RunQueuePanel::State::Failed);  // until the worker says otherwise
         queue_->set_state(next->id, RunQueuePanel::State::Running);
         if (next->task == Task::Classify) {
-            summary_panel_->classification_view()->set_pending_document(next->document_id, tr("classifying…"));
+            summary_panel_->classification_view()->set_pending(next->document_id, tr("classifying…"));
             running_ticket_ = engine_->classify(next->document_id, settings_);
             requests_.insert(running_ticket_, Request::Classify);
             run_status_->start(tr("Classifying %1").arg(next->name));
@@ -78,7 +80,7 @@ void MainWindow::start_next_run() {
 void MainWindow::finish_run(quint64 ticket, int state) {
     if (ticket != running_ticket_ || !running_entry_) return;
     const std::optional<RunQueuePanel::Entry> entry = queue_->entry(running_entry_);
-    if (entry && entry->task == Task::Classify) summary_panel_->classification_view()->set_pending_document(0, {});
+    if (entry && entry->task == Task::Classify) summary_panel_->classification_view()->set_pending(entry->document_id, {});
     queue_->set_state(running_entry_, RunQueuePanel::State(state));
     running_entry_ = 0;
     running_ticket_ = 0;

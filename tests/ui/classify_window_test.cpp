@@ -192,6 +192,9 @@ TEST_F(ClassifyWindowTest, ClassifyWaitsInTheQueueBehindARunningSummary) {
     EXPECT_EQ(queue->entries()[1].state, State::Waiting);
     EXPECT_TRUE(queue->is_waiting(doc, Task::Classify));
     EXPECT_TRUE(queue->list()->item(1)->text().startsWith("Classify rivers.txt")) << queue->list()->item(1)->text().toStdString();
+    ui::ClassificationView* view = window_->summary_panel()->classification_view();
+    EXPECT_TRUE(view->isVisible());
+    EXPECT_TRUE(view->caption().contains("waiting in the queue")) << view->caption().toStdString();
 
     QStringList lines;
     QObject::connect(window_->engine()->worker(), &EngineWorker::progress, window_.get(),
@@ -201,8 +204,26 @@ TEST_F(ClassifyWindowTest, ClassifyWaitsInTheQueueBehindARunningSummary) {
     EXPECT_EQ(window_->library().summaries_for(doc).size(), 1);
     EXPECT_EQ(window_->library().classifications_for(doc).size(), 3);
     EXPECT_TRUE(lines.filter("Classifying rivers.txt").size() > 0) << lines.join(" | ").toStdString();
-    EXPECT_EQ(window_->summary_panel()->classification_view()->rows().size(), 3);
-    EXPECT_FALSE(window_->summary_panel()->classification_view()->pending());
+    EXPECT_EQ(view->rows().size(), 3);
+    EXPECT_FALSE(view->pending());
+}
+
+TEST_F(ClassifyWindowTest, RemovingAWaitingClassificationForgetsIt) {
+    open_window(settings_with_classifier(topic_classifier()));
+    const qint64 doc = open_and_wait("rivers.txt", river_paragraphs());
+    window_->summarize_current();
+    window_->classify_current();
+    ui::RunQueuePanel* queue = window_->run_queue();
+    ASSERT_EQ(queue->entries().size(), 2);
+    ui::ClassificationView* view = window_->summary_panel()->classification_view();
+    EXPECT_TRUE(view->pending());
+    EXPECT_TRUE(queue->remove(queue->entries()[1].id));
+    EXPECT_FALSE(view->pending());
+    EXPECT_FALSE(view->isVisible());
+    ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy(); }));
+    QApplication::processEvents();
+    EXPECT_EQ(window_->library().summaries_for(doc).size(), 1);
+    EXPECT_TRUE(window_->library().classifications_for(doc).isEmpty());  // never classified
 }
 
 TEST_F(ClassifyWindowTest, CancelledClassificationStoresNothing) {
