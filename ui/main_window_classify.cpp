@@ -29,10 +29,17 @@ void MainWindow::classify_current() {
         show_classifier_missing(no_classifier_message());
         return;
     }
+    const QString folder = QString::fromStdString(classifier->dir.filename().string());
+    if (classifier->task == QLatin1String("summarization")) {
+        show_classifier_missing(tr("%1 is a summarization model: it cannot classify. Choose a classification or "
+                                   "zero-shot model in Settings > Classification.")
+                                    .arg(folder));
+        return;
+    }
     if (classifier->task == QLatin1String("zero-shot labels") && classifier_labels(settings_.classifier).isEmpty()) {
         show_classifier_missing(tr("%1 is a zero-shot model: it picks from labels you give it. Enter them, separated "
                                    "by commas (for example: invoice, contract, letter), in Settings > Classification.")
-                                    .arg(QString::fromStdString(classifier->dir.filename().string())));
+                                    .arg(folder));
         return;
     }
     connect(queue_, &RunQueuePanel::removed, this, &MainWindow::forget_removed_classifications, Qt::UniqueConnection);

@@ -296,6 +296,16 @@ TEST_F(ClassifyWindowTest, WithoutAClassifierClassifySaysHowToGetOne) {
     EXPECT_TRUE(box->text().contains("zero-shot")) << box->text().toStdString();
     EXPECT_TRUE(box->text().contains("Settings > Classification")) << box->text().toStdString();
     EXPECT_TRUE(window_->run_queue()->entries().isEmpty());
+    box->close();
+    QApplication::processEvents();
+
+    // The summarizer's folder chosen as the classifier: said at once, nothing runs.
+    window_->set_settings(settings_with_classifier(fixtures_dir() / "models" / "bart-tiny-realvocab"));
+    window_->classify_current();
+    box = classifier_missing_box();
+    ASSERT_NE(box, nullptr);
+    EXPECT_TRUE(box->text().contains("summarization model")) << box->text().toStdString();
+    EXPECT_TRUE(window_->run_queue()->entries().isEmpty());
     EXPECT_TRUE(window_->library().classifications_for(doc).isEmpty());
 }
 
