@@ -103,8 +103,10 @@ private:
     void enqueue_current(int task);  // task: a RunQueuePanel::Task
     void start_next_run();
     void finish_run(quint64 ticket, int state);  // state: a RunQueuePanel::State
+    // ui/main_window_classify.cpp: what Classify says when it cannot run, and the labels
+    // pane's note about a waiting classification removed from the queue.
     void show_classifier_missing(const QString& message);
-    void forget_removed_classifications();  // a waiting Classify removed from the queue
+    void forget_removed_classifications();
     void show_error(const QString& title, const QString& message);
 
     void on_model_ready(const ModelInfo& info);
