@@ -3,18 +3,21 @@
 // score bars in the summary pane and again when the document is re-opened (also in a new
 // window on the same library); the library's label filter lists the documents given a
 // label; without a classifier (or without labels for a zero-shot one) Classify says what
-// to do; the classifier settings are remembered; and a batch can classify every file.
+// to do; the classifier settings are remembered; a batch can classify every file; and
+// Classify is on the Document menu and the toolbar, and Ctrl+L runs it.
 // The classifiers are tiny random models built from the fixtures (tests/support).
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTabWidget>
+#include <QToolBar>
 
 #include <cmath>
 
@@ -175,6 +178,25 @@ TEST_F(ClassifyWindowTest, ClassifyStoresLabelsAndShowsThemWithScoresAgainAfterR
     EXPECT_TRUE(again->isVisible());
     ASSERT_EQ(again->rows().size(), 3);
     EXPECT_EQ(again->rows()[0].label, stored[0].label);
+}
+
+TEST_F(ClassifyWindowTest, ClassifyIsInTheDocumentMenuAndToolbarAndCtrlLRunsIt) {
+    open_window(settings_with_classifier(topic_classifier()));
+    const qint64 doc = open_and_wait("rivers.txt", river_paragraphs());
+    QAction* classify = nullptr;
+    for (QAction* menu : window_->menuBar()->actions())
+        if (menu->menu() && menu->text() == "&Document")
+            for (QAction* a : menu->menu()->actions())
+                if (a->text() == "C&lassify") classify = a;
+    ASSERT_NE(classify, nullptr);
+    EXPECT_EQ(classify->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_L));
+    bool on_toolbar = false;
+    for (QToolBar* bar : window_->findChildren<QToolBar*>()) on_toolbar |= bar->actions().contains(classify);
+    EXPECT_TRUE(on_toolbar);
+
+    window_->activateWindow();
+    QTest::keyClick(window_.get(), Qt::Key_L, Qt::ControlModifier);
+    ASSERT_TRUE(wait_until([&] { return !window_->library().classifications_for(doc).isEmpty() && !window_->engine()->busy(); }));
 }
 
 TEST_F(ClassifyWindowTest, ClassifyWaitsInTheQueueBehindARunningSummary) {
@@ -374,6 +396,20 @@ TEST_F(ClassifyWindowTest, BatchWithoutAClassifierFailsWithHowToGetOne) {
     dialog.start();
     ASSERT_TRUE(wait_until([&] { return !dialog.running(); }));
     EXPECT_TRUE(dialog.report()->text().contains("No classifier model is installed")) << dialog.report()->text().toStdString();
+    EXPECT_TRUE(Library(library_path_).documents().isEmpty());
+}
+
+TEST_F(ClassifyWindowTest, BatchWithASummarizerAsClassifierSaysItCannotClassify) {
+    const fs::path folder = dir_ / "inbox-summarizer";
+    write_text_file(folder / "a-rivers.txt", river_paragraphs());
+    ui::BatchDialog dialog(library_path_, std::make_shared<ModelCache>(),
+                           settings_with_classifier(fixtures_dir() / "models" / "bart-tiny-realvocab"));
+    dialog.set_folder(QString::fromStdString(folder.string()));
+    dialog.set_classify(true);
+    dialog.show();
+    dialog.start();
+    ASSERT_TRUE(wait_until([&] { return !dialog.running(); }));
+    EXPECT_TRUE(dialog.report()->text().contains("summarization model, not a classifier")) << dialog.report()->text().toStdString();
     EXPECT_TRUE(Library(library_path_).documents().isEmpty());
 }
 
