@@ -27,6 +27,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     browse_ = new QPushButton(tr("Browse…"), this);
     recursive_ = new QCheckBox(tr("Include subfolders"), this);
     retry_failed_ = new QCheckBox(tr("Retry files that failed before"), this);
+    classify_ = new QCheckBox(tr("Also classify each file (the classifier and labels from Settings)"), this);
     overall_ = new QProgressBar(this);
     // The count goes in a label beside the bar: text drawn on the bar is hard to read half-filled.
     overall_->setTextVisible(false);
@@ -56,6 +57,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     form->addRow(tr("Folder:"), folder_row);
     form->addRow(QString(), recursive_);
     form->addRow(QString(), retry_failed_);
+    form->addRow(QString(), classify_);
     auto* overall_row = new QHBoxLayout;
     overall_row->addWidget(overall_, 1);
     overall_row->addWidget(overall_count_);
@@ -91,6 +93,7 @@ BatchDialog::~BatchDialog() = default;
 
 void BatchDialog::set_folder(const QString& folder) { folder_->setText(folder); }
 void BatchDialog::set_recursive(bool recursive) { recursive_->setChecked(recursive); }
+void BatchDialog::set_classify(bool classify) { classify_->setChecked(classify); }
 void BatchDialog::set_settings(const EngineSettings& settings) { settings_ = settings; }
 
 void BatchDialog::set_running(bool running) {
@@ -101,6 +104,7 @@ void BatchDialog::set_running(bool running) {
     browse_->setEnabled(!running);
     recursive_->setEnabled(!running);
     retry_failed_->setEnabled(!running);
+    classify_->setEnabled(!running);
 }
 
 void BatchDialog::start() {
@@ -140,6 +144,7 @@ void BatchDialog::start() {
     r.root = folder;
     r.recursive = recursive_->isChecked();
     r.retry_failed = retry_failed_->isChecked();
+    r.classify = classify_->isChecked();
     r.settings = settings_;
     engine_->run_batch(r);
 }

@@ -33,6 +33,7 @@ public:
 
     void set_folder(const QString& folder);
     void set_recursive(bool recursive);
+    void set_classify(bool classify);  // also label each file with the classifier from Settings
     void set_settings(const EngineSettings& settings);  // for the next start
     void start();
     void cancel();
@@ -67,6 +68,7 @@ private:
     QPushButton* browse_;
     QCheckBox* recursive_;
     QCheckBox* retry_failed_;
+    QCheckBox* classify_;
     QProgressBar* overall_;
     QLabel* overall_count_;
     QLabel* current_;

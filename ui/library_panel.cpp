@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "app/library/current_labels.h"
 #include "app/library/library.h"
 #include "ui/library_model.h"
 
@@ -27,7 +28,7 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
       search_delay_(new QTimer(this)) {
     search_->setPlaceholderText(tr("Search documents and summaries (Ctrl+F)"));
     search_->setClearButtonEnabled(true);
-    labels_->setToolTip(tr("Show only documents classified with this label"));
+    labels_->setToolTip(tr("Show only documents whose newest classification gave them this label"));
     proxy_->setSourceModel(model_);
     table_->setModel(proxy_);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -118,8 +119,7 @@ void LibraryPanel::apply_filters() {
         allowed = ids;
     }
     if (const QString label = labels_->currentData().toString(); !label.isEmpty()) {
-        QSet<qint64> with_label;
-        for (const DocumentInfo& d : library_.documents_with_label(label)) with_label.insert(d.id);
+        const QSet<qint64> with_label = documents_predicted_as(library_, label);
         allowed = allowed ? allowed->intersect(with_label) : with_label;
     }
     proxy_->set_allowed(allowed);

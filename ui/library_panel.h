@@ -30,6 +30,7 @@ public:
     void focus_search();
     QLineEdit* search_box() const { return search_; }
     QTableView* table() const { return table_; }
+    QComboBox* label_filter() const { return labels_; }
 
 signals:
     void document_selected(qint64 document_id);

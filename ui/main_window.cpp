@@ -171,6 +171,9 @@ void MainWindow::build_actions_and_menus() {
     summarize_action_ = doc->addAction(QIcon::fromTheme("system-run"), tr("&Summarize"), this, &MainWindow::summarize_current);
     summarize_action_->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Return), QKeySequence(Qt::CTRL | Qt::Key_Enter)});
     summarize_action_->setToolTip(tr("Summarize the open document with the current settings (Ctrl+Enter)"));
+    classify_action_ = doc->addAction(QIcon::fromTheme("tag"), tr("C&lassify"), this, &MainWindow::classify_current);
+    classify_action_->setShortcut(Qt::CTRL | Qt::Key_L);
+    classify_action_->setToolTip(tr("Label the open document with the classifier chosen in Settings (Ctrl+L)"));
     cancel_action_ = doc->addAction(QIcon::fromTheme("process-stop"), tr("&Cancel"), this, &MainWindow::cancel_run_confirmed);
     cancel_action_->setShortcut(Qt::Key_Escape);
     cancel_action_->setEnabled(false);
@@ -195,6 +198,7 @@ void MainWindow::build_actions_and_menus() {
     bar->setMovable(false);
     bar->addAction(open);
     bar->addAction(summarize_action_);
+    bar->addAction(classify_action_);
     bar->addAction(cancel_action_);
     bar->addSeparator();
     bar->addAction(batch);
@@ -207,6 +211,7 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::model_ready, this, &MainWindow::on_model_ready);
     connect(w, &EngineWorker::document_opened, this, &MainWindow::on_document_opened);
     connect(w, &EngineWorker::summary_finished, this, &MainWindow::on_summary_finished);
+    connect(w, &EngineWorker::classification_finished, this, &MainWindow::on_classification_finished);
     connect(w, &EngineWorker::failed, this, &MainWindow::on_failed);
     connect(w, &EngineWorker::cancelled, this, &MainWindow::on_cancelled);
     connect(w, &EngineWorker::password_needed, this, &MainWindow::on_password_needed);
@@ -223,8 +228,8 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) {
         requests_.remove(ticket);
         if (ticket == running_ticket_) {
-            finish_summary(ticket, running_outcome_);
-            start_next_summary();
+            finish_run(ticket, running_outcome_);
+            start_next_run();
         }
     });
     connect(engine_.get(), &EngineThread::busy_changed, this, [this](bool busy) {
@@ -385,6 +390,10 @@ void MainWindow::on_failed(quint64 ticket, const QString& message) {
             summary_panel_->end_streaming();
             show_error(tr("Summarize"), message);
             break;
+        case Request::Classify:
+            if (ticket == running_ticket_) running_outcome_ = int(RunQueuePanel::State::Failed);
+            show_error(tr("Classify"), message);
+            break;
         case Request::Capture: attention_panel_->capture_failed(message); break;
         case Request::Open: show_error(tr("Open document"), message); break;
         case Request::PrepareModel: show_error(tr("Model"), message); break;
@@ -399,6 +408,8 @@ void MainWindow::on_cancelled(quint64 ticket) {
         streaming_document_ = 0;
         summary_panel_->end_streaming();
     }
+    if (it != requests_.constEnd() && *it == Request::Classify && ticket == running_ticket_)
+        running_outcome_ = int(RunQueuePanel::State::Cancelled);
     if (it != requests_.constEnd() && *it == Request::Capture) attention_panel_->capture_failed(tr("Cancelled."));
     statusBar()->showMessage(tr("Cancelled; nothing was stored."), 5000);
 }
@@ -419,7 +430,10 @@ void MainWindow::on_password_needed(const QString& path, bool wrong_password) {
 void MainWindow::set_settings(const EngineSettings& s) {
     QSettings q;
     save_engine_settings(q, s);
-    const bool reload = !(s == settings_);
+    // The classifier loads when a classification runs: changing only it reloads nothing now.
+    EngineSettings summarizer_part = s;
+    summarizer_part.classifier = settings_.classifier;
+    const bool reload = !(summarizer_part == settings_);
     settings_ = s;
     if (reload) track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
 }

@@ -52,6 +52,9 @@ public:
     void open_file(const QString& path, const QString& password = {});
     void show_document(qint64 document_id);
     void summarize_current();
+    // Queues a classification of the open document with the classifier from Settings
+    // (ui/main_window_classify.cpp); says how to get a classifier when there is none.
+    void classify_current();
     void cancel_run();  // at once, no question
     // Esc / Document > Cancel: asks first when the run has gone on for a while.
     void cancel_run_confirmed();
@@ -87,7 +90,7 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    enum class Request { PrepareModel, Open, Summarize, Trace, Capture };
+    enum class Request { PrepareModel, Open, Summarize, Classify, Trace, Capture };
     void build_layout();
     void build_actions_and_menus();
     void build_keyboard();  // ui/main_window_keys.cpp: tab order, F6, summary shortcuts
@@ -96,14 +99,20 @@ private:
     bool work_worth_asking_about() const;
     void connect_engine();
     void track(quint64 ticket, Request kind, const QString& what);
-    // ui/main_window_queue.cpp: the summary queue.
-    void start_next_summary();
-    void finish_summary(quint64 ticket, int state);  // state: a RunQueuePanel::State
+    // ui/main_window_queue.cpp: the run queue (summaries and classifications).
+    void enqueue_current(int task);  // task: a RunQueuePanel::Task
+    void start_next_run();
+    void finish_run(quint64 ticket, int state);  // state: a RunQueuePanel::State
+    // ui/main_window_classify.cpp: what Classify says when it cannot run, and the labels
+    // pane's note about a waiting classification removed from the queue.
+    void show_classifier_missing(const QString& message);
+    void forget_removed_classifications();
     void show_error(const QString& title, const QString& message);
 
     void on_model_ready(const ModelInfo& info);
     void on_document_opened(const OpenedDocument& opened);
     void on_summary_finished(const SummaryOutcome& outcome);
+    void on_classification_finished(const ClassificationOutcome& outcome);
     void on_failed(quint64 ticket, const QString& message);
     void on_cancelled(quint64 ticket);
     void on_password_needed(const QString& path, bool wrong_password);
@@ -129,7 +138,7 @@ private:
     qint64 current_document_ = 0;
     qint64 streaming_document_ = 0;
     QString streaming_text_;     // the running summary so far, to show again on return
-    int running_entry_ = 0;      // the queue entry being summarized
+    int running_entry_ = 0;      // the queue entry being summarized or classified
     quint64 running_ticket_ = 0;
     int running_outcome_ = 0;    // RunQueuePanel::State the running entry ends in
     bool closing_ = false;
@@ -148,6 +157,7 @@ private:
     RecentFiles* recent_ = nullptr;
     BatchDialog* batch_dialog_ = nullptr;
     QAction* summarize_action_ = nullptr;
+    QAction* classify_action_ = nullptr;
     QAction* cancel_action_ = nullptr;
 };
 

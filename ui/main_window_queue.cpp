@@ -1,11 +1,12 @@
-// The main window's summary queue: Summarize during a run adds the document to the queue
-// (RunQueuePanel) instead of starting it; when the run ends the next waiting document
-// starts. The progress line names the document being summarized.
+// The main window's run queue: Summarize or Classify during a run adds the document to the
+// queue (RunQueuePanel) instead of starting it; when the run ends the next waiting entry
+// starts. The progress line names the document and what is being done to it.
 #include <QFileInfo>
 #include <QStatusBar>
 
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
+#include "ui/classification_view.h"
 #include "ui/main_window.h"
 #include "ui/run_queue_panel.h"
 #include "ui/run_status.h"
@@ -13,7 +14,12 @@
 
 namespace precis::ui {
 
-void MainWindow::summarize_current() {
+using Task = RunQueuePanel::Task;
+
+void MainWindow::summarize_current() { enqueue_current(int(Task::Summarize)); }
+
+void MainWindow::enqueue_current(int task_value) {
+    const Task task = Task(task_value);
     if (!current_document_) {
         statusBar()->showMessage(tr("Open a document first (Ctrl+O)."), 5000);
         return;
@@ -21,23 +27,30 @@ void MainWindow::summarize_current() {
     const auto doc = library_->document(current_document_);
     if (!doc) return;
     const QString name = QFileInfo(doc->path).fileName();
-    if (queue_->is_waiting(current_document_) ||
-        (running_entry_ && queue_->entry(running_entry_) && queue_->entry(running_entry_)->document_id == current_document_)) {
-        statusBar()->showMessage(tr("%1 is already in the summary queue.").arg(name), 5000);
+    const std::optional<RunQueuePanel::Entry> running = running_entry_ ? queue_->entry(running_entry_) : std::nullopt;
+    if (queue_->is_waiting(current_document_, task) ||
+        (running && running->document_id == current_document_ && running->task == task)) {
+        statusBar()->showMessage(task == Task::Classify ? tr("%1 is already waiting to be classified.").arg(name)
+                                                        : tr("%1 is already in the summary queue.").arg(name),
+                                 5000);
         return;
     }
-    queue_->add(current_document_, name);
+    queue_->add(current_document_, name, task);
     if (running_entry_) {
-        statusBar()->showMessage(tr("%1 is queued: it will be summarized after the %n run(s) ahead of it.", nullptr,
-                                    queue_->waiting_count())
-                                     .arg(name),
-                                 8000);
+        if (task == Task::Classify)
+            summary_panel_->classification_view()->set_pending(current_document_, tr("waiting in the queue"));
+        const int ahead = queue_->waiting_count();
+        statusBar()->showMessage(
+            task == Task::Classify
+                ? tr("%1 is queued: it will be classified after the %n run(s) ahead of it.", nullptr, ahead).arg(name)
+                : tr("%1 is queued: it will be summarized after the %n run(s) ahead of it.", nullptr, ahead).arg(name),
+            8000);
         return;
     }
-    start_next_summary();
+    start_next_run();
 }
 
-void MainWindow::start_next_summary() {
+void MainWindow::start_next_run() {
     if (running_entry_ || closing_) return;
     while (const std::optional<RunQueuePanel::Entry> next = queue_->next_waiting()) {
         if (!library_->document(next->document_id)) {  // removed from the library while it waited
@@ -47,6 +60,13 @@ void MainWindow::start_next_summary() {
         running_entry_ = next->id;
         running_outcome_ = int(RunQueuePanel::State::Failed);  // until the worker says otherwise
         queue_->set_state(next->id, RunQueuePanel::State::Running);
+        if (next->task == Task::Classify) {
+            summary_panel_->classification_view()->set_pending(next->document_id, tr("classifying…"));
+            running_ticket_ = engine_->classify(next->document_id, settings_);
+            requests_.insert(running_ticket_, Request::Classify);
+            run_status_->start(tr("Classifying %1").arg(next->name));
+            return;
+        }
         streaming_document_ = next->document_id;
         streaming_text_.clear();
         if (next->document_id == current_document_) summary_panel_->show_streaming(QString());
@@ -57,8 +77,10 @@ void MainWindow::start_next_summary() {
     }
 }
 
-void MainWindow::finish_summary(quint64 ticket, int state) {
+void MainWindow::finish_run(quint64 ticket, int state) {
     if (ticket != running_ticket_ || !running_entry_) return;
+    const std::optional<RunQueuePanel::Entry> entry = queue_->entry(running_entry_);
+    if (entry && entry->task == Task::Classify) summary_panel_->classification_view()->set_pending(entry->document_id, {});
     queue_->set_state(running_entry_, RunQueuePanel::State(state));
     running_entry_ = 0;
     running_ticket_ = 0;

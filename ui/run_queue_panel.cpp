@@ -35,8 +35,8 @@ QString RunQueuePanel::state_name(State state) {
 RunQueuePanel::RunQueuePanel(QWidget* parent)
     : QWidget(parent), list_(new QListWidget(this)), remove_(new QPushButton(tr("Remove"), this)),
       clear_(new QPushButton(tr("Clear finished"), this)) {
-    auto* title = new QLabel(tr("<b>Summaries queued</b>"), this);
-    list_->setToolTip(tr("Summaries asked for during a run wait here; Delete removes a waiting one"));
+    auto* title = new QLabel(tr("<b>Queued runs</b>"), this);
+    list_->setToolTip(tr("Summaries and classifications asked for during a run wait here; Delete removes a waiting one"));
     remove_->setToolTip(tr("Remove the selected waiting document from the queue (Delete)"));
     auto* remove_key = new QAction(tr("Remove from queue"), list_);
     remove_key->setShortcut(QKeySequence::Delete);
@@ -60,8 +60,8 @@ RunQueuePanel::RunQueuePanel(QWidget* parent)
     rebuild();
 }
 
-int RunQueuePanel::add(qint64 document_id, const QString& name) {
-    entries_.push_back({++last_id_, document_id, name, State::Waiting});
+int RunQueuePanel::add(qint64 document_id, const QString& name, Task task) {
+    entries_.push_back({++last_id_, document_id, name, State::Waiting, task});
     rebuild();
     return last_id_;
 }
@@ -97,9 +97,10 @@ bool RunQueuePanel::remove(int id) {
     return true;
 }
 
-bool RunQueuePanel::is_waiting(qint64 document_id) const {
-    return std::any_of(entries_.begin(), entries_.end(),
-                       [document_id](const Entry& e) { return e.document_id == document_id && e.state == State::Waiting; });
+bool RunQueuePanel::is_waiting(qint64 document_id, Task task) const {
+    return std::any_of(entries_.begin(), entries_.end(), [document_id, task](const Entry& e) {
+        return e.document_id == document_id && e.task == task && e.state == State::Waiting;
+    });
 }
 
 int RunQueuePanel::waiting_count() const {
@@ -127,7 +128,8 @@ void RunQueuePanel::rebuild() {
     list_->clear();
     int position = 0;
     for (const Entry& e : entries_) {
-        QString line = QStringLiteral("%1 — %2").arg(e.name, state_name(e.state));
+        const QString what = e.task == Task::Classify ? tr("Classify %1").arg(e.name) : e.name;
+        QString line = QStringLiteral("%1 — %2").arg(what, state_name(e.state));
         if (e.state == State::Waiting) line += tr(" (%1 in line)").arg(++position);
         auto* item = new QListWidgetItem(line, list_);
         item->setData(Qt::UserRole, e.id);

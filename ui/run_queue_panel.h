@@ -1,8 +1,8 @@
 #pragma once
-// The summaries the window has been asked for, in order: waiting, running, then done,
-// failed or cancelled. Summarize on a document while another is being summarized adds it
-// here instead of starting it; the main window starts the next waiting one when a run
-// ends. A waiting entry can be removed (Delete, or the Remove button).
+// The summaries and classifications the window has been asked for, in order: waiting,
+// running, then done, failed or cancelled. Summarize or Classify on a document during a run
+// adds it here instead of starting it; the main window starts the next waiting one when a
+// run ends. A waiting entry can be removed (Delete, or the Remove button).
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -18,21 +18,24 @@ class RunQueuePanel : public QWidget {
     Q_OBJECT
 public:
     enum class State { Waiting, Running, Done, Failed, Cancelled };
+    enum class Task { Summarize, Classify };
     struct Entry {
         int id = 0;
         qint64 document_id = 0;
         QString name;  // the file name, as the progress line says it
         State state = State::Waiting;
+        Task task = Task::Summarize;
     };
 
     explicit RunQueuePanel(QWidget* parent = nullptr);
 
-    int add(qint64 document_id, const QString& name);  // a new waiting entry; returns its id
+    // A new waiting entry; returns its id.
+    int add(qint64 document_id, const QString& name, Task task = Task::Summarize);
     void set_state(int id, State state);
     std::optional<Entry> next_waiting() const;
     std::optional<Entry> entry(int id) const;
     bool remove(int id);  // only a waiting entry; false otherwise
-    bool is_waiting(qint64 document_id) const;
+    bool is_waiting(qint64 document_id, Task task = Task::Summarize) const;
     int waiting_count() const;
     void cancel_waiting();  // every waiting entry becomes Cancelled (the window is closing)
     void clear_finished();

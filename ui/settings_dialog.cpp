@@ -17,12 +17,14 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QVBoxLayout>
 
 #include "app/paths.h"
 #include "app/worker/engine_thread.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
+#include "ui/classifier_settings_box.h"
 #include "ui/model_catalog_dialog.h"
 
 namespace precis::ui {
@@ -171,16 +173,33 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     gf->addRow(tr("Maximum length:"), max_length_);
     gf->addRow(tr("No-repeat n-gram size:"), no_repeat_);
 
+    classifier_ = new ClassifierSettingsBox(this);
+
     error_ = new QLabel(this);
     error_->setWordWrap(true);
     error_->setStyleSheet(QStringLiteral("color: #b91c1c;"));
     error_->hide();
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
 
+    // Two tabs: the summarizer's settings and the classifier's, each model chosen on its own
+    // (and the dialog no taller than the summarizer's part alone).
+    auto* summaries_page = new QWidget(this);
+    auto* summaries_layout = new QVBoxLayout(summaries_page);
+    summaries_layout->setContentsMargins(6, 6, 6, 0);
+    summaries_layout->addWidget(model_box);
+    summaries_layout->addWidget(attention_box);
+    summaries_layout->addWidget(generation_box_);
+    auto* classification_page = new QWidget(this);
+    auto* classification_layout = new QVBoxLayout(classification_page);
+    classification_layout->setContentsMargins(6, 6, 6, 0);
+    classification_layout->addWidget(classifier_);
+    classification_layout->addStretch();
+    tabs_ = new QTabWidget(this);
+    tabs_->addTab(summaries_page, tr("&Summaries"));
+    tabs_->addTab(classification_page, tr("C&lassification"));
+
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(model_box);
-    layout->addWidget(attention_box);
-    layout->addWidget(generation_box_);
+    layout->addWidget(tabs_);
     layout->addWidget(error_);
     layout->addWidget(buttons);
 
@@ -252,6 +271,7 @@ void SettingsDialog::load(const EngineSettings& s) {
     min_length_->setValue(s.min_length);
     max_length_->setValue(s.max_length);
     no_repeat_->setValue(s.no_repeat_ngram_size);
+    classifier_->load(s.classifier);
     update_enabled();
 }
 
@@ -277,6 +297,7 @@ EngineSettings SettingsDialog::settings() const {
     s.min_length = min_length_->value();
     s.max_length = max_length_->value();
     s.no_repeat_ngram_size = no_repeat_->value();
+    s.classifier = classifier_->settings();
     return s;
 }
 
@@ -319,6 +340,12 @@ void SettingsDialog::accept() {
     }
     if (!s.model_dir.isEmpty() && !QFileInfo::exists(s.model_dir + QStringLiteral("/config.json"))) {
         error_->setText(tr("The model folder %1 has no config.json.").arg(s.model_dir));
+        error_->show();
+        return;
+    }
+    if (const QString problem = classifier_->problem(); !problem.isEmpty()) {
+        tabs_->setCurrentIndex(kClassificationTab);
+        error_->setText(problem);
         error_->show();
         return;
     }

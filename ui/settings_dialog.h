@@ -1,6 +1,6 @@
 #pragma once
 // Settings (Ctrl+,): the model (folder, import a HuggingFace BART / LSG-BART folder, or
-// download one from the catalog: model_catalog_dialog.h),
+// download one from the catalog: model_catalog_dialog.h), the classifier (classifier_settings_box.h),
 // the device, the encoder attention with its LSG and Fovea parameters, and the generation
 // settings. Edits an EngineSettings; the caller stores it in QSettings.
 #include <QDialog>
@@ -16,12 +16,15 @@ class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 
 namespace precis {
 class EngineThread;
 }
 
 namespace precis::ui {
+
+class ClassifierSettingsBox;
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -37,6 +40,9 @@ public:
     // in the dialog (the Import button asks for the folder, then calls this).
     void start_import(const QString& source_dir);
     bool importing() const { return importing_; }
+    ClassifierSettingsBox* classifier_box() const { return classifier_; }
+    QTabWidget* tabs() const { return tabs_; }
+    static constexpr int kClassificationTab = 1;
 
 private:
     void load(const EngineSettings& s);
@@ -66,6 +72,8 @@ private:
     QGroupBox* generation_box_;
     QSpinBox *beams_, *min_length_, *max_length_, *no_repeat_;
     QDoubleSpinBox* length_penalty_;
+    ClassifierSettingsBox* classifier_;
+    QTabWidget* tabs_;
     QLabel* error_;
 };
 

@@ -18,6 +18,8 @@
 
 #include <algorithm>
 
+#include "ui/classification_view.h"
+
 namespace precis::ui {
 
 QString describe_parameters(const QJsonObject& p) {
@@ -51,7 +53,7 @@ QString describe_parameters(const QJsonObject& p) {
 SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     : QWidget(parent),
       library_(library),
-      labels_(new QLabel(this)),
+      classification_(new ClassificationView(library, this)),
       text_(new QTextBrowser(this)),
       details_(new QLabel(this)),
       passage_list_(new QListWidget(this)),
@@ -60,8 +62,6 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
       copy_(new QPushButton(tr("Copy"), this)),
       export_(new QPushButton(tr("Export…"), this)),
       delete_(new QPushButton(tr("Delete"), this)) {
-    labels_->setWordWrap(true);
-    labels_->hide();
     text_->setPlaceholderText(tr("No summary yet. Press Ctrl+Enter to summarize the open document."));
     text_->setOpenLinks(false);
     text_->setTabChangesFocus(true);
@@ -97,7 +97,7 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(labels_);
+    layout->addWidget(classification_);
     layout->addWidget(text_, 3);
     layout->addWidget(details_);
     layout->addWidget(passages_box, 2);
@@ -129,7 +129,7 @@ void SummaryPanel::clear() {
     document_text_of_ = 0;
     const QSignalBlocker block(history_);
     history_->clear();
-    labels_->hide();
+    classification_->show_document(0);
     text_->clear();
     details_->clear();
     show_passages();
@@ -154,14 +154,7 @@ void SummaryPanel::show_document(qint64 document_id, qint64 summary_id) {
             item->setToolTip(s.summary.left(400));
         }
     }
-    // Labels from classifications: the best score per label, best first.
-    QMap<QString, double> best;
-    for (const ClassificationRecord& c : library_.classifications_for(document_id))
-        best[c.label] = std::max(best.value(c.label, 0.0), c.score);
-    QStringList chips;
-    for (auto it = best.begin(); it != best.end(); ++it) chips << QStringLiteral("<b>%1</b> %2").arg(it.key().toHtmlEscaped()).arg(it.value(), 0, 'f', 2);
-    labels_->setText(tr("Labels: %1").arg(chips.join(QStringLiteral(" · "))));
-    labels_->setVisible(!chips.isEmpty());
+    classification_->show_document(document_id);
 
     int row = 0;
     for (int i = 0; i < summaries.size(); ++i)

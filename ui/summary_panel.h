@@ -17,6 +17,8 @@ class QTextBrowser;
 
 namespace precis::ui {
 
+class ClassificationView;
+
 class SummaryPanel : public QWidget {
     Q_OBJECT
 public:
@@ -37,6 +39,7 @@ public:
     QString summary_text() const;
     QTextBrowser* text_view() const { return text_; }
     QListWidget* history() const { return history_; }
+    ClassificationView* classification_view() const { return classification_; }
     QListWidget* passage_list() const { return passage_list_; }
     bool has_summary() const { return current_.has_value(); }
 
@@ -62,7 +65,7 @@ private:
     QHash<qint64, QVector<SourcePassage>> passages_;  // by summary id
     QString document_text_;  // for passage excerpts
     qint64 document_text_of_ = 0;
-    QLabel* labels_;
+    ClassificationView* classification_;
     QTextBrowser* text_;
     QLabel* details_;
     QListWidget* passage_list_;

@@ -45,6 +45,7 @@ EngineSettings load_engine_settings(const QSettings& q) {
     if (s.attention != "model" && s.attention != "lsg" && s.attention != "full" && s.attention != "fovea")
         s.attention = d.attention;
     if (s.device != "auto" && s.device != "cpu" && s.device != "cuda") s.device = d.device;
+    s.classifier = load_classifier_settings(q);
     return s;
 }
 
@@ -69,6 +70,7 @@ void save_engine_settings(QSettings& q, const EngineSettings& s) {
     q.setValue("generation/min_length", s.min_length);
     q.setValue("generation/max_length", s.max_length);
     q.setValue("generation/no_repeat_ngram_size", s.no_repeat_ngram_size);
+    save_classifier_settings(q, s.classifier);
 }
 
 LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_lsg) {

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "app/extractive/extractive_summarizer.h"
+#include "app/worker/classifier_settings.h"
 #include "engine/model/config.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/summarizer.h"
@@ -41,6 +42,8 @@ struct EngineSettings {
     int min_length = 0;
     int max_length = 256;
     int no_repeat_ngram_size = 3;
+
+    ClassifierSettings classifier;  // the Classify action's model and labels (not the summarizer's)
 
     bool operator==(const EngineSettings&) const = default;
 };

@@ -44,6 +44,10 @@ quint64 EngineThread::summarize(qint64 document_id, const EngineSettings& s) {
     return post([document_id, s](EngineWorker* w, quint64 t) { w->summarize(t, document_id, s); });
 }
 
+quint64 EngineThread::classify(qint64 document_id, const EngineSettings& s) {
+    return post([document_id, s](EngineWorker* w, quint64 t) { w->classify(t, document_id, s); });
+}
+
 quint64 EngineThread::trace_sources(qint64 summary_id, const EngineSettings& s) {
     return post([summary_id, s](EngineWorker* w, quint64 t) { w->trace_sources(t, summary_id, s); });
 }

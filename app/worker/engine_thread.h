@@ -26,6 +26,7 @@ public:
     quint64 prepare_model(const EngineSettings& settings);
     quint64 open_document(const QString& path, const QString& password = {});
     quint64 summarize(qint64 document_id, const EngineSettings& settings);
+    quint64 classify(qint64 document_id, const EngineSettings& settings);
     quint64 trace_sources(qint64 summary_id, const EngineSettings& settings);
     quint64 capture_attention(const AttentionRequest& request);
     quint64 run_batch(const BatchRequest& request);

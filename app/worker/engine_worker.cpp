@@ -65,7 +65,10 @@ EngineSettings settings_for_summary(const SummaryRecord& s, EngineSettings base)
 }  // namespace
 
 EngineWorker::EngineWorker(QString library_path, std::shared_ptr<ModelCache> models, QObject* parent)
-    : QObject(parent), library_path_(std::move(library_path)), models_(std::move(models)) {
+    : QObject(parent),
+      library_path_(std::move(library_path)),
+      models_(std::move(models)),
+      classifiers_(std::make_shared<ModelCache>()) {
     register_worker_types();
 }
 
@@ -75,6 +78,14 @@ void EngineWorker::request_cancel(quint64 up_to_ticket) {
     quint64 seen = cancelled_up_to_.load();
     while (seen < up_to_ticket && !cancelled_up_to_.compare_exchange_weak(seen, up_to_ticket)) {
     }
+}
+
+std::shared_ptr<Backend> EngineWorker::backend() {
+    if (!backend_) {
+        set_cpu_threads(0);
+        backend_ = std::shared_ptr<Backend>(make_cpu_backend());
+    }
+    return backend_;
 }
 
 bool EngineWorker::is_cancelled(quint64 ticket) const { return cancelled_up_to_.load() >= ticket; }
@@ -93,10 +104,7 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
     run.model = models_->get(run.where.dir, load_options_for(settings, run.where));
     run.options = summarize_options_for(settings, *run.model);
     run.device = choose_device(settings.device);
-    if (!backend_) {
-        set_cpu_threads(0);
-        backend_ = std::shared_ptr<Backend>(make_cpu_backend());
-    }
+    backend();
     const QString attention = QString::fromLatin1(encoder_attention_name(run.options.attention.kind));
     if (announced_extractive_ || announced_model_.lock() != run.model || attention != announced_attention_) {
         announced_extractive_ = false;
@@ -302,6 +310,7 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
             opts.summarize = run->options;
             opts.device = run->device.device;
         }
+        if (request.classify) opts.classifier = load_classifier(request.settings, &opts.classify);
         BatchCallbacks cb;
         cb.on_file_started = [this](int finished, int total, const QString& path) { emit batch_file_started(finished, total, path); };
         cb.on_file_finished = [this](const QString& path, bool ok, const QString& error) { emit batch_file_finished(path, ok, error); };

@@ -17,10 +17,12 @@
 
 #include "app/worker/engine_settings.h"
 #include "app/worker/worker_types.h"
+#include "engine/pipeline/classifier_pipeline.h"
 
 namespace precis {
 
 class Backend;
+class Classifier;
 class Library;
 class ModelCache;
 class Model;
@@ -38,6 +40,8 @@ public:
     void prepare_model(quint64 ticket, const EngineSettings& settings);
     void open_document(quint64 ticket, const QString& path, const QString& password);
     void summarize(quint64 ticket, qint64 document_id, const EngineSettings& settings);
+    // With settings.classifier (app/worker/engine_worker_classify.cpp); the labels go to the library.
+    void classify(quint64 ticket, qint64 document_id, const EngineSettings& settings);
     void trace_sources(quint64 ticket, qint64 summary_id, const EngineSettings& settings);
     void capture_attention(quint64 ticket, const AttentionRequest& request);
     void run_batch(quint64 ticket, const BatchRequest& request);
@@ -51,6 +55,7 @@ signals:
     void document_opened(const precis::OpenedDocument& document);
     void password_needed(const QString& path, bool wrong_password);
     void summary_finished(const precis::SummaryOutcome& outcome);
+    void classification_finished(const precis::ClassificationOutcome& outcome);
     void sources_traced(const precis::SourceTrace& trace);
     void attention_captured(const precis::AttentionCaptureResult& result);
     void batch_file_started(int finished, int total, const QString& path);
@@ -67,6 +72,10 @@ private:
     Run prepare(const EngineSettings& settings);
     // Reports the extractive "model" (once, like prepare() does for a real one).
     void announce_extractive(const EngineSettings& settings);
+    std::shared_ptr<Backend> backend();  // the CPU backend, made on first use
+    // The classifier settings.classifier names, loaded (kept apart from the summarizer's
+    // model, so classifying and summarizing in turn reload neither), and its options.
+    std::shared_ptr<const Classifier> load_classifier(const EngineSettings& settings, ClassifyOptions* options);
     RunCallbacks callbacks_for(quint64 ticket, const Model* model, qint64 document_id);
     bool is_cancelled(quint64 ticket) const;
     Library& library();
@@ -76,6 +85,7 @@ private:
     QString library_path_;
     std::unique_ptr<Library> library_;  // opened on the worker thread, used only there
     std::shared_ptr<ModelCache> models_;
+    std::shared_ptr<ModelCache> classifiers_;
     std::shared_ptr<Backend> backend_;
     std::weak_ptr<const Model> announced_model_;  // the model last reported by model_ready
     QString announced_attention_;

@@ -8,6 +8,7 @@ void register_worker_types() {
     qRegisterMetaType<OpenedDocument>();
     qRegisterMetaType<SummaryOutcome>();
     qRegisterMetaType<SourceTrace>();
+    qRegisterMetaType<ClassificationOutcome>();
     qRegisterMetaType<AttentionCaptureResult>();
     qRegisterMetaType<BatchOutcome>();
     qRegisterMetaType<EngineSettings>();

@@ -47,6 +47,18 @@ struct SummaryOutcome {
     bool extractive = false;  // the passages are the summary's own sentences
 };
 
+// A classification stored in the library; the labels and scores are read from there.
+struct ClassificationOutcome {
+    qint64 document_id = 0;
+    QString model_name;
+    QString top_label;     // the best-scoring label
+    double top_score = 0;
+    int labels = 0;        // how many labels were scored
+    bool zero_shot = false;
+    int input_tokens = 0, tokens_read = 0;
+    bool truncated = false;
+};
+
 struct SourceTrace {
     qint64 summary_id = 0;
     QVector<SourcePassage> passages;
@@ -81,6 +93,7 @@ struct BatchRequest {
     QString root;
     bool recursive = false;
     bool retry_failed = false;
+    bool classify = false;  // also classify each file with settings.classifier
     EngineSettings settings;
 };
 
@@ -102,6 +115,7 @@ Q_DECLARE_METATYPE(precis::ModelInfo)
 Q_DECLARE_METATYPE(precis::OpenedDocument)
 Q_DECLARE_METATYPE(precis::SummaryOutcome)
 Q_DECLARE_METATYPE(precis::SourceTrace)
+Q_DECLARE_METATYPE(precis::ClassificationOutcome)
 Q_DECLARE_METATYPE(precis::AttentionCaptureResult)
 Q_DECLARE_METATYPE(precis::BatchOutcome)
 Q_DECLARE_METATYPE(precis::EngineSettings)
