@@ -32,21 +32,22 @@ std::string one_line(const QString& s, int max) {
     return t.toStdString();
 }
 
-// The files batch jobs could not summarize, newest job first, with the reason and how
-// to retry; they never became documents, so `list` alone cannot show them.
+// The files batch jobs could not summarize, newest first, with the reason and how to
+// retry; they never became documents, so `list` alone cannot show them.
 int list_failed_batch_files(const Library& lib) {
-    int count = 0;
-    for (const BatchJobInfo& job : lib.batch_jobs()) {
-        if (job.failed == 0) continue;
-        for (const BatchItem& item : lib.batch_items(job.id)) {
-            if (item.status != BatchItemStatus::Failed) continue;
-            std::cout << "failed\t" << display_utf8(item.path) << "\t" << one_line(item.error, 160) << "\n";
-            ++count;
-        }
-        std::cout << "\t(batch job " << job.id << ": retry with precis batch " << display_utf8(job.root)
-                  << " --retry-failed and the job's other options)\n";
+    const QVector<FailedBatchFile> failed = lib.failed_batch_files();
+    QList<qint64> jobs;
+    for (const FailedBatchFile& f : failed) {
+        std::cout << f.job_id << "\t" << display_utf8(f.path) << "\t" << one_line(f.error, 160) << "\n";
+        if (!jobs.contains(f.job_id)) jobs << f.job_id;
     }
-    if (count == 0) std::cerr << "precis: no batch job has failed files\n";
+    if (failed.isEmpty()) {
+        std::cerr << "precis: no batch job has failed files\n";
+        return 0;
+    }
+    std::cerr << "precis: " << failed.size() << " failed file" << (failed.size() == 1 ? "" : "s") << " in "
+              << jobs.size() << " batch job" << (jobs.size() == 1 ? "" : "s")
+              << " (first column); to try them again, run the job's precis batch command with --retry-failed\n";
     return 0;
 }
 
