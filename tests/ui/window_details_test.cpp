@@ -149,6 +149,8 @@ TEST_F(WindowDetailsTest, PassagePercentagesExplainThemselvesAndHistoryShowsWhol
     EXPECT_GT(entry, 0);
     for (int i = 1; i < 3; ++i) EXPECT_EQ(history->visualItemRect(history->item(i)).height(), entry);
     EXPECT_GE(history->minimumHeight(), 3 * entry);
+    window_->resize(1024, 700);
+    save_shot_if_asked(window_.get(), "main-window-history-1024x700.png");
 }
 
 TEST_F(WindowDetailsTest, HelpOpensTheShippedUserGuide) {
