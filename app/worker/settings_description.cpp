@@ -19,7 +19,7 @@ QString attention_part(const EngineSettings& s) {
 }
 
 QString generation_part(const EngineSettings& s) {
-    if (!s.generation_override) return tr("generation as the model's own settings");
+    if (!s.generation_override) return tr("the model's own generation settings");
     return tr("generation: %1 beams, length %2-%3, length penalty %4, no repeated %5-grams")
         .arg(s.num_beams)
         .arg(s.min_length)
