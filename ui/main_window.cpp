@@ -300,6 +300,8 @@ BatchDialog* MainWindow::open_batch_dialog() {
     if (!batch_dialog_) {
         batch_dialog_ = new BatchDialog(library_path_, models_, settings_, this);
         connect(batch_dialog_, &BatchDialog::library_changed, library_panel_, &LibraryPanel::refresh);
+        // Also at the end: files that failed show under the library's "Failed files".
+        connect(batch_dialog_, &BatchDialog::finished_batch, library_panel_, &LibraryPanel::refresh);
     }
     if (!batch_dialog_->running()) batch_dialog_->set_settings(settings_);
     batch_dialog_->show();

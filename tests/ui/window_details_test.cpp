@@ -1,7 +1,8 @@
 // The small things a daily user meets (issue 15, item 8): Open Recent forgets files that
 // failed to open, a document re-added from a new place shows that place, Export starts in
 // Documents, passage percentages explain themselves, History shows whole entries, exports
-// of the random test model's summaries say so, and Help opens the shipped user guide.
+// of the random test model's summaries say so, files a batch could not summarize show in
+// the library, and Help opens the shipped user guide.
 #include <QAction>
 #include <QDir>
 #include <QJsonDocument>
@@ -12,11 +13,15 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableView>
+#include <QSignalSpy>
 #include <QTextBrowser>
+#include <QToolButton>
 
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/batch_dialog.h"
+#include "ui/failed_files_view.h"
 #include "ui/help_window.h"
 #include "ui/library_model.h"
 #include "ui/library_panel.h"
@@ -151,6 +156,23 @@ TEST_F(WindowDetailsTest, PassagePercentagesExplainThemselvesAndHistoryShowsWhol
     EXPECT_GE(history->minimumHeight(), 3 * entry);
     window_->resize(1024, 700);
     save_shot_if_asked(window_.get(), "main-window-history-1024x700.png");
+}
+
+TEST_F(WindowDetailsTest, FilesABatchCouldNotSummarizeShowInTheLibraryAfterTheRun) {
+    write_text_file(dir_ / "inbox" / "good.txt", river_paragraphs());
+    write_text_file(dir_ / "inbox" / "broken.pdf", "not a PDF at all");
+    ui::BatchDialog* dialog = window_->open_batch_dialog();
+    dialog->set_folder(QString::fromStdString((dir_ / "inbox").string()));
+    QSignalSpy finished(dialog, &ui::BatchDialog::finished_batch);
+    dialog->start();
+    ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
+    QApplication::processEvents();
+    ui::LibraryPanel* library = window_->library_panel();
+    EXPECT_TRUE(library->failed_toggle()->isVisibleTo(library));
+    EXPECT_EQ(library->failed_toggle()->text(), "Failed files (1)");
+    ASSERT_EQ(library->failed_files()->count(), 1);
+    EXPECT_TRUE(library->failed_files()->item(0)->text().startsWith("✗ broken.pdf")) << library->failed_files()->item(0)->text().toStdString();
+    dialog->close();
 }
 
 TEST_F(WindowDetailsTest, HelpOpensTheShippedUserGuide) {
