@@ -66,6 +66,7 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
     connect(failed_toggle_, &QToolButton::toggled, this, [this](bool on) {
         table_->setVisible(!on);
         failed_files_->setVisible(on);
+        update_count();
     });
 
     auto* layout = new QVBoxLayout(this);
@@ -148,6 +149,14 @@ void LibraryPanel::apply_filters() {
     proxy_->set_allowed(allowed);
     model_->set_snippets(snippets);
     table_->resizeRowsToContents();  // a hit's row has a second line for its snippet
+    update_count();
+}
+
+void LibraryPanel::update_count() {
+    if (failed_files_->isVisibleTo(this)) {
+        count_->setText(tr("%n file(s) batch runs could not summarize", nullptr, failed_files_->count()));
+        return;
+    }
     const int shown = proxy_->rowCount(), total = model_->rowCount();
     count_->setText(shown == total ? tr("%n document(s)", nullptr, total) : tr("%1 of %2 documents").arg(shown).arg(total));
 }

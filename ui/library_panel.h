@@ -36,6 +36,7 @@ public:
     QTableView* table() const { return table_; }
     QToolButton* failed_toggle() const { return failed_toggle_; }
     FailedFilesView* failed_files() const { return failed_files_; }
+    QLabel* count_label() const { return count_; }
 
 signals:
     void document_selected(qint64 document_id);
@@ -43,6 +44,7 @@ signals:
 
 private:
     void apply_filters();
+    void update_count();  // documents shown, or failed files while those are shown
     void show_context_menu(const QPoint& pos);
 
     Library& library_;

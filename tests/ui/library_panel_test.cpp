@@ -2,6 +2,7 @@
 // the matched words in bold (as `precis library search` prints it); files batch jobs
 // could not summarize are listed, with their reasons, behind a "Failed files" toggle.
 #include <QCryptographicHash>
+#include <QLabel>
 #include <QLineEdit>
 #include <QTableView>
 #include <QToolButton>
@@ -94,9 +95,13 @@ TEST_F(LibraryPanelTest, FailedBatchFilesAreListedWithTheirReasons) {
     }
     EXPECT_TRUE(texts.join('\n').contains("a.txt — File \"/inbox/a.txt\" is empty.")) << texts.join('\n').toStdString();
     EXPECT_TRUE(texts.join('\n').contains("b.pdf — \"/inbox/b.pdf\" is not a PDF."));
+    EXPECT_EQ(panel.count_label()->text(), "2 file(s) batch runs could not summarize");
+    panel.resize(420, 300);
+    save_shot_if_asked(&panel, "library-failed-files.png");
 
     panel.failed_toggle()->click();
     EXPECT_TRUE(panel.table()->isVisible());
+    EXPECT_EQ(panel.count_label()->text(), "0 document(s)");
 }
 
 }  // namespace
