@@ -32,6 +32,8 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     settings_line_ = new QLabel(this);
     settings_line_->setWordWrap(true);
     settings_line_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Two lines at least: a form squeezed by a long report must not clip the model's name.
+    settings_line_->setMinimumHeight(2 * settings_line_->fontMetrics().lineSpacing());
     overall_ = new QProgressBar(this);
     // The count goes in a label beside the bar: text drawn on the bar is hard to read half-filled.
     overall_->setTextVisible(false);
@@ -46,7 +48,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     stage_ = new QLabel(this);
     log_ = new QListWidget(this);
     log_->setWordWrap(true);
-    log_->setMinimumHeight(160);
+    log_->setMinimumHeight(120);
     report_ = new QLabel(this);
     report_->setWordWrap(true);
     start_ = new QPushButton(tr("Start"), this);
@@ -81,7 +83,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     layout->addWidget(log_, 1);
     layout->addWidget(report_);
     layout->addLayout(buttons);
-    resize(680, 520);
+    resize(720, 600);
 
     connect(browse_, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder to summarize"), folder_->text());
