@@ -1,8 +1,12 @@
 // A batch job's report stays true across cancel, resume and retry: every file of the job
 // is counted once (done before, done now, failed before, failed now, not reached), earlier
 // failures keep their reasons, and the library lists the failed files afterwards. Runs
-// the job extractively (no model) through run_batch and through `precis batch`.
+// the job extractively (no model) through run_batch and through `precis batch` (in this
+// process, and as a child process interrupted with Ctrl-C).
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <QCoreApplication>
 
@@ -177,6 +181,99 @@ TEST_F(BatchReportTest, CliReportKeepsEarlierFailuresAndSaysHowToRetry) {
     list = precis_cli({"library", "list", "--failed", "--library", lib});
     EXPECT_FALSE(contains(list.out, "c-empty.txt")) << list.out;
     EXPECT_TRUE(contains(list.out, "d-broken.pdf")) << list.out;
+}
+
+// A document big enough that summarizing it takes a good part of a second, so a Ctrl-C
+// sent when the file before it is done lands while it runs.
+std::string long_document() {
+    static const char* const words[] = {"river", "valley", "flood", "silt", "plain", "farmer", "soil", "water",
+                                        "rain", "stream", "town", "bridge", "ferry", "harbour", "delta", "stone"};
+    std::string text;
+    unsigned state = 12345;
+    for (int sentence = 0; sentence < 20000; ++sentence) {
+        const int length = 8 + int(state % 12);
+        for (int w = 0; w < length; ++w) {
+            state = state * 1103515245u + 12345u;
+            text += words[(state >> 16) % 16];
+            text += w + 1 < length ? " " : ". ";
+        }
+    }
+    return text;
+}
+
+// `precis batch` as a child process; sends it SIGINT (Ctrl-C) once it reports its first
+// file done. Returns the exit status and everything it wrote on stderr.
+std::pair<int, std::string> batch_interrupted_after_first_file(const std::vector<std::string>& args) {
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) return {-1, "pipe failed"};
+    const std::string binary = (binary_dir() / "bin/precis").string();
+    std::vector<std::string> words{binary};
+    words.insert(words.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (std::string& w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipe_fds[1], 2);
+        close(pipe_fds[0]);
+        close(pipe_fds[1]);
+        execv(binary.c_str(), argv.data());
+        _exit(127);
+    }
+    close(pipe_fds[1]);
+    FILE* err = fdopen(pipe_fds[0], "r");
+    std::string all;
+    bool interrupted = false;
+    char* line = nullptr;
+    size_t capacity = 0;
+    while (getline(&line, &capacity, err) > 0) {
+        all += line;
+        if (!interrupted && std::string(line).find("] done ") != std::string::npos) {
+            kill(pid, SIGINT);
+            interrupted = true;
+        }
+    }
+    free(line);
+    fclose(err);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, all};
+}
+
+TEST_F(BatchReportTest, CliReportAfterCtrlCResumeAndRetryCountsEveryFile) {
+    int argc = 1;
+    char name[] = "precis";
+    char* argv[] = {name, nullptr};
+    std::unique_ptr<QCoreApplication> app;
+    if (!QCoreApplication::instance()) app = std::make_unique<QCoreApplication>(argc, argv);
+    // a: small (done first); b, c: long (Ctrl-C lands in one of them); d: not a PDF.
+    fs::remove(folder_ / "b-bread.md");
+    fs::remove(folder_ / "c-empty.txt");
+    write(folder_ / "b-long.txt", long_document());
+    write(folder_ / "c-long.txt", long_document() + " The end.");
+    const std::string lib = library_path_.toStdString();
+    const std::vector<std::string> batch{"batch", folder_.string(), "--method", "extractive", "--library", lib};
+
+    auto [code, err] = batch_interrupted_after_first_file(batch);
+    EXPECT_EQ(code, 130) << err;
+    EXPECT_TRUE(contains(err, "cancelled: run the same command again to resume")) << err;
+    // The long files and the broken one were not reached (a Ctrl-C'd file stays to do).
+    EXPECT_TRUE(contains(err, "4 files: 1 summarized (1 now), 3 not reached yet")) << err;
+
+    // Resumed: the rest run; the broken file fails.
+    CliResult r = precis_cli(batch);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_TRUE(contains(r.err, "4 files: 3 summarized (2 now, 1 before), 1 failed (1 now)")) << r.err;
+
+    // Retried after the file changed: it fails anew, with its new reason, and the report
+    // still covers the whole job.
+    write(folder_ / "d-broken.pdf", "");
+    std::vector<std::string> retry = batch;
+    retry.push_back("--retry-failed");
+    r = precis_cli(retry);
+    EXPECT_EQ(r.code, 1) << r.err;  // an empty file fails too, with its own reason
+    EXPECT_TRUE(contains(r.err, "4 files: 3 summarized (3 before), 1 failed (1 now)")) << r.err;
+    EXPECT_TRUE(contains(r.err, "is empty")) << r.err;
 }
 
 }  // namespace
