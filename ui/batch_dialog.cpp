@@ -226,6 +226,7 @@ void BatchDialog::on_finished(const BatchOutcome& o) {
         text = tr("The folder has no PDF, text or Markdown files.");
     else
         text = tr("%1: %2.").arg(o.cancelled ? tr("Cancelled") : tr("Finished"), batch_counts_text(counts));
+    if (o.retried > 0) text += tr(" %n earlier failure(s) tried again.", nullptr, o.retried);
     if (o.cancelled) text += tr(" Start again to resume where it stopped.");
     if (counts.failed() > 0) {
         text += QStringLiteral("<br><b>%1</b><ul>").arg(tr("Failed files:"));

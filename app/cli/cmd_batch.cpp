@@ -97,6 +97,8 @@ int cmd_batch(const Args& raw) {
     // report says how to go on.
     std::cerr << "\nbatch job " << report.job_id << (report.resumed ? " (resumed)" : "") << " in " << db.toStdString()
               << ": " << batch_counts_text(batch_counts(report)).toStdString() << "\n";
+    if (report.retried > 0)
+        std::cerr << report.retried << " file" << (report.retried == 1 ? "" : "s") << " that failed before tried again\n";
     for (const BatchFailure& f : report.failures)
         std::cerr << "  failed: " << display_utf8(f.path) << "\n          " << f.reason.toStdString() << "\n";
     for (const BatchFailure& f : report.failed_before)

@@ -178,6 +178,7 @@ TEST_F(BatchReportTest, CliReportKeepsEarlierFailuresAndSaysHowToRetry) {
     r = precis_cli(retry);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_TRUE(contains(r.err, "4 files: 3 summarized (1 now, 2 before), 1 failed (1 now)")) << r.err;
+    EXPECT_TRUE(contains(r.err, "2 files that failed before tried again")) << r.err;
     list = precis_cli({"library", "list", "--failed", "--library", lib});
     EXPECT_FALSE(contains(list.out, "c-empty.txt")) << list.out;
     EXPECT_TRUE(contains(list.out, "d-broken.pdf")) << list.out;

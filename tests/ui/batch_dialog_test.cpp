@@ -206,8 +206,10 @@ TEST_F(BatchDialogTest, ReportCountsTheWholeJobAfterCancelResumeAndRetry) {
     ASSERT_EQ(o4.failures.size(), 1);
     EXPECT_TRUE(o4.failures[0].path.endsWith("e-broken.pdf"));
     EXPECT_TRUE(o4.failed_before.isEmpty());
-    EXPECT_TRUE(fourth->report()->text().contains("4 files: 3 summarized (1 now, 2 before), 1 failed (1 now)"))
+    EXPECT_EQ(o4.retried, 2);
+    EXPECT_TRUE(fourth->report()->text().contains("4 files: 3 summarized (1 now, 2 before), 1 failed (1 now)."))
         << fourth->report()->text().toStdString();
+    EXPECT_TRUE(fourth->report()->text().contains("2 earlier failure(s) tried again"));
     Library library(library_path_);
     const QVector<FailedBatchFile> failed = library.failed_batch_files();
     ASSERT_EQ(failed.size(), 1);
