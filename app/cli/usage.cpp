@@ -93,8 +93,8 @@ precis library SUBCOMMAND --help tells more.
 Lists the documents: id, title, how many summaries, labels and the latest summary.
 
   --label L                 only documents classified with label L
-  --failed                  instead, the files batch jobs could not summarize, with the
-                            reason; retry them with precis batch DIR --retry-failed)") + kLibraryOption},
+  --failed                  instead, the files batch jobs could not summarize: job id,
+                            file and reason; retry them with precis batch DIR --retry-failed)") + kLibraryOption},
         {"library show", std::string(R"(usage: precis library show ID [--library DB]
 
 Shows document ID: its file, pages, labels, and every summary with its settings and the
