@@ -72,6 +72,12 @@ TestModel fixture_test_model() {
     return t;
 }
 
+bool is_fixture_test_model(const fs::path& model_dir) {
+    const TestModel t = fixture_test_model();
+    std::error_code ec;
+    return !t.dir.empty() && !model_dir.empty() && fs::equivalent(model_dir, t.dir, ec);
+}
+
 fs::path model_catalog_path() {
     for (const fs::path& root : data_roots())
         if (fs::is_regular_file(root / "models" / "catalog.json")) return root / "models" / "catalog.json";

@@ -25,6 +25,8 @@ struct TestModel {
 // The tiny random model of the reference fixtures ($PRECIS_FIXTURES or ../shared/fixtures
 // beside the source tree) with the real BART tokenizer; empty when not present.
 TestModel fixture_test_model();
+// Whether `model_dir` is that random model (its summaries are meaningless).
+bool is_fixture_test_model(const std::filesystem::path& model_dir);
 
 // The model catalog (resources/models/catalog.json in the source tree or the installed
 // share/precis/models/catalog.json).

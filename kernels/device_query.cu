@@ -1,8 +1,34 @@
 #include <cuda_runtime.h>
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+
 #include "kernels/device_query.h"
 
 namespace precis::cuda {
+
+namespace {
+
+// Whether the PCI bus has an NVIDIA device (vendor 0x10de). Without one, CUDA's own
+// reason ("CUDA driver version is insufficient for CUDA runtime version", from the stub
+// driver library) misleads: the plain truth is that there is no GPU. When the bus cannot
+// be read (no sysfs), we assume there may be one and keep CUDA's reason.
+bool nvidia_hardware_present() {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    fs::directory_iterator it("/sys/bus/pci/devices", ec), end;
+    if (ec) return true;
+    for (; it != end; it.increment(ec)) {
+        if (ec) return true;
+        std::ifstream vendor(it->path() / "vendor");
+        std::string id;
+        if (vendor >> id && id == "0x10de") return true;
+    }
+    return false;
+}
+
+}  // namespace
 
 bool compiled_with_cuda() { return true; }
 
@@ -11,7 +37,7 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess) {
-        if (why) *why = cudaGetErrorString(err);
+        if (why) *why = nvidia_hardware_present() ? cudaGetErrorString(err) : "no NVIDIA GPU found";
         cudaGetLastError();  // clear the sticky error so later calls start clean
         return out;
     }

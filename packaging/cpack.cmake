@@ -86,6 +86,10 @@ if(IS_DIRECTORY ${CMAKE_SOURCE_DIR}/resources/models)
     PATTERN ".*" EXCLUDE)
 endif()
 
+# The user guide: compiled into the program for Help > User Guide (resources/precis.qrc)
+# and installed as a file too, for reading in a browser.
+install(FILES ${CMAKE_SOURCE_DIR}/resources/help/user-guide.html DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
 # Which icons ship as PNG and whether a model folder exists are decided here, at
 # configure time: look again when those folders change.
 foreach(_dir resources resources/icons)

@@ -13,8 +13,10 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "app/batch/batch_counts.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
+#include "app/worker/settings_description.h"
 
 namespace precis::ui {
 
@@ -28,6 +30,11 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     recursive_ = new QCheckBox(tr("Include subfolders"), this);
     retry_failed_ = new QCheckBox(tr("Retry files that failed before"), this);
     classify_ = new QCheckBox(tr("Also classify each file (the classifier and labels from Settings)"), this);
+    settings_line_ = new QLabel(this);
+    settings_line_->setWordWrap(true);
+    settings_line_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Two lines at least: a form squeezed by a long report must not clip the model's name.
+    settings_line_->setMinimumHeight(2 * settings_line_->fontMetrics().lineSpacing());
     overall_ = new QProgressBar(this);
     // The count goes in a label beside the bar: text drawn on the bar is hard to read half-filled.
     overall_->setTextVisible(false);
@@ -42,7 +49,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     stage_ = new QLabel(this);
     log_ = new QListWidget(this);
     log_->setWordWrap(true);
-    log_->setMinimumHeight(160);
+    log_->setMinimumHeight(120);
     report_ = new QLabel(this);
     report_->setWordWrap(true);
     start_ = new QPushButton(tr("Start"), this);
@@ -58,6 +65,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     form->addRow(QString(), recursive_);
     form->addRow(QString(), retry_failed_);
     form->addRow(QString(), classify_);
+    form->addRow(tr("Will use:"), settings_line_);
     auto* overall_row = new QHBoxLayout;
     overall_row->addWidget(overall_, 1);
     overall_row->addWidget(overall_count_);
@@ -77,7 +85,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     layout->addWidget(log_, 1);
     layout->addWidget(report_);
     layout->addLayout(buttons);
-    resize(680, 520);
+    resize(720, 600);
 
     connect(browse_, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder to summarize"), folder_->text());
@@ -87,6 +95,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     connect(cancel_, &QPushButton::clicked, this, &BatchDialog::cancel);
     connect(close_, &QPushButton::clicked, this, &BatchDialog::reject);
     set_running(false);
+    show_settings();
 }
 
 BatchDialog::~BatchDialog() = default;
@@ -94,7 +103,18 @@ BatchDialog::~BatchDialog() = default;
 void BatchDialog::set_folder(const QString& folder) { folder_->setText(folder); }
 void BatchDialog::set_recursive(bool recursive) { recursive_->setChecked(recursive); }
 void BatchDialog::set_classify(bool classify) { classify_->setChecked(classify); }
-void BatchDialog::set_settings(const EngineSettings& settings) { settings_ = settings; }
+void BatchDialog::set_retry_failed(bool retry) { retry_failed_->setChecked(retry); }
+
+void BatchDialog::set_settings(const EngineSettings& settings) {
+    settings_ = settings;
+    show_settings();
+}
+
+void BatchDialog::show_settings() {
+    settings_line_->setText(describe_engine_settings(settings_));
+    settings_line_->setToolTip(tr("Change these in Settings (Ctrl+,) before starting; a folder run with other settings "
+                                  "is a new job."));
+}
 
 void BatchDialog::set_running(bool running) {
     running_ = running;
@@ -186,28 +206,44 @@ void BatchDialog::on_file_finished(const QString& path, bool ok, const QString& 
 void BatchDialog::on_finished(const BatchOutcome& o) {
     set_running(false);
     overall_->setRange(0, std::max(o.total, 1));
-    overall_->setValue(o.done_before + o.done_now + int(o.failures.size()));
+    overall_->setValue(o.done_before + o.done_now + int(o.failures.size() + o.failed_before.size()));
     overall_count_->setText(tr("%1 of %2 files").arg(overall_->value()).arg(o.total));
     file_bar_->setRange(0, 1);
     file_bar_->setValue(o.cancelled ? 0 : 1);
     stage_->clear();
     current_->clear();
+    // The whole job, not just this run: a resumed run still reports what failed before.
+    BatchCounts counts;
+    counts.total = o.total;
+    counts.done_before = o.done_before;
+    counts.done_now = o.done_now;
+    counts.failed_before = int(o.failed_before.size());
+    counts.failed_now = int(o.failures.size());
+    for (int i = 0; i < o.failed_before.size(); ++i) {
+        const BatchFileFailure& f = o.failed_before[i];
+        const QString name = QDir(folder_->text()).relativeFilePath(f.path);
+        auto* item = new QListWidgetItem(tr("✗ %1 — %2 (earlier run)").arg(name, f.reason));
+        item->setForeground(QColor(0xb9, 0x1c, 0x1c));
+        log_->insertItem(i, item);  // earlier failures first, in the job's order, as they happened first
+    }
     QString text;
     if (o.total == 0)
         text = tr("The folder has no PDF, text or Markdown files.");
     else
-        text = tr("%1: %2 summarized now, %3 done before, %4 failed, of %5 files.")
-                   .arg(o.cancelled ? tr("Cancelled") : tr("Finished"))
-                   .arg(o.done_now)
-                   .arg(o.done_before)
-                   .arg(o.failures.size())
-                   .arg(o.total);
+        text = tr("%1: %2.").arg(o.cancelled ? tr("Cancelled") : tr("Finished"), batch_counts_text(counts));
+    if (o.retried > 0) text += tr(" %n earlier failure(s) tried again.", nullptr, o.retried);
     if (o.cancelled) text += tr(" Start again to resume where it stopped.");
-    if (!o.failures.isEmpty()) {
+    if (counts.failed() > 0) {
         text += QStringLiteral("<br><b>%1</b><ul>").arg(tr("Failed files:"));
-        for (const BatchFileFailure& f : o.failures)
-            text += QStringLiteral("<li>%1: %2</li>").arg(QFileInfo(f.path).fileName().toHtmlEscaped(), f.reason.toHtmlEscaped());
+        auto add = [&](const BatchFileFailure& f, const QString& when) {
+            text += QStringLiteral("<li>%1%2: %3</li>")
+                        .arg(QFileInfo(f.path).fileName().toHtmlEscaped(), when, f.reason.toHtmlEscaped());
+        };
+        for (const BatchFileFailure& f : o.failures) add(f, QString());
+        for (const BatchFileFailure& f : o.failed_before) add(f, tr(" (earlier run)"));
         text += QStringLiteral("</ul>");
+        text += tr("To try them again, tick “Retry files that failed before” and press Start. They are listed under "
+                   "“Failed files” in the library too.");
     }
     report_->setText(text);
     emit finished_batch(o);

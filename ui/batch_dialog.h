@@ -2,7 +2,9 @@
 // Batch summarize (Ctrl+B): every PDF, text and Markdown file in a folder into the library,
 // on its own engine thread so the main window stays usable. Shows overall and per-file
 // progress, the current file, a log, and at the end which files failed and why. A batch
-// is resumable: running the same folder again skips what is done.
+// is resumable: running the same folder again skips what is done, and the report then
+// covers the whole job (earlier failures with their reasons, and how to retry them).
+// The model and settings the run will use are named before it starts.
 #include <QDialog>
 
 #include <memory>
@@ -43,6 +45,8 @@ public:
     QProgressBar* file_bar() const { return file_bar_; }
     QListWidget* log() const { return log_; }
     QLabel* report() const { return report_; }
+    QLabel* settings_line() const { return settings_line_; }
+    void set_retry_failed(bool retry);
 
 signals:
     void library_changed();  // a file was summarized into the library
@@ -57,6 +61,7 @@ private:
     void on_finished(const BatchOutcome& outcome);
     void on_failed(quint64 ticket, const QString& message);
     void set_running(bool running);
+    void show_settings();
 
     QString library_path_;
     std::shared_ptr<ModelCache> models_;
@@ -69,6 +74,7 @@ private:
     QCheckBox* recursive_;
     QCheckBox* retry_failed_;
     QCheckBox* classify_;
+    QLabel* settings_line_;
     QProgressBar* overall_;
     QLabel* overall_count_;
     QLabel* current_;

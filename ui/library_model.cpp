@@ -18,7 +18,7 @@ void LibraryModel::set_items(QVector<DocumentListItem> items) {
 
 void LibraryModel::set_snippets(QHash<qint64, QString> snippets) {
     snippets_ = std::move(snippets);
-    if (!items_.isEmpty()) emit dataChanged(index(0, 0), index(int(items_.size()) - 1, ColumnCount - 1), {Qt::ToolTipRole});
+    if (!items_.isEmpty()) emit dataChanged(index(0, 0), index(int(items_.size()) - 1, ColumnCount - 1), {Qt::ToolTipRole, SnippetRole});
 }
 
 int LibraryModel::row_of(qint64 document_id) const {
@@ -40,6 +40,7 @@ QVariant LibraryModel::data(const QModelIndex& index, int role) const {
     const DocumentListItem& item = items_[index.row()];
     const DocumentInfo& d = item.document;
     if (role == DocumentIdRole) return d.id;
+    if (role == SnippetRole) return index.column() == TitleColumn ? snippets_.value(d.id) : QString();
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case TitleColumn: return d.title.isEmpty() ? path_for_display(QFileInfo(d.path).fileName()) : d.title;

@@ -17,6 +17,8 @@ class LibraryModel : public QAbstractTableModel {
 public:
     enum Column { TitleColumn, PagesColumn, SummariesColumn, AddedColumn, ColumnCount };
     static constexpr int DocumentIdRole = Qt::UserRole + 1;
+    // A search hit's passage as HTML (matched words in <b>), on the title column; empty otherwise.
+    static constexpr int SnippetRole = Qt::UserRole + 2;
 
     explicit LibraryModel(QObject* parent = nullptr);
 

@@ -8,11 +8,15 @@
 #include <QMenu>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
+#include <QHBoxLayout>
 #include <QVBoxLayout>
 
 #include "app/library/current_labels.h"
 #include "app/library/library.h"
+#include "ui/failed_files_view.h"
 #include "ui/library_model.h"
+#include "ui/library_snippet_delegate.h"
 
 namespace precis::ui {
 
@@ -25,6 +29,8 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
       labels_(new QComboBox(this)),
       table_(new QTableView(this)),
       count_(new QLabel(this)),
+      failed_toggle_(new QToolButton(this)),
+      failed_files_(new FailedFilesView(this)),
       search_delay_(new QTimer(this)) {
     search_->setPlaceholderText(tr("Search documents and summaries (Ctrl+F)"));
     search_->setClearButtonEnabled(true);
@@ -54,13 +60,26 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
         if (const qint64 id = selected_document()) emit delete_requested(id);
     });
     count_->setForegroundRole(QPalette::PlaceholderText);
+    table_->setItemDelegateForColumn(LibraryModel::TitleColumn, new LibrarySnippetDelegate(table_));
+    failed_toggle_->setCheckable(true);
+    failed_toggle_->setToolTip(tr("Files batch runs could not summarize, with the reason"));
+    failed_files_->hide();
+    connect(failed_toggle_, &QToolButton::toggled, this, [this](bool on) {
+        table_->setVisible(!on);
+        failed_files_->setVisible(on);
+        update_count();
+    });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(search_);
     layout->addWidget(labels_);
     layout->addWidget(table_, 1);
-    layout->addWidget(count_);
+    layout->addWidget(failed_files_, 1);
+    auto* footer = new QHBoxLayout;
+    footer->addWidget(count_, 1);
+    footer->addWidget(failed_toggle_);
+    layout->addLayout(footer);
 
     // Search as the user types, but not on every keystroke of a long word.
     search_delay_->setSingleShot(true);
@@ -88,6 +107,11 @@ void LibraryPanel::refresh() {
         labels_->setCurrentIndex(i < 0 ? 0 : i);
         labels_->setVisible(labels_->count() > 1);  // nothing to filter by until something is classified
     }
+    const QVector<FailedBatchFile> failed = library_.failed_batch_files();
+    failed_files_->set_files(failed);
+    failed_toggle_->setText(tr("Failed files (%1)").arg(failed.size()));
+    failed_toggle_->setVisible(!failed.isEmpty());
+    if (failed.isEmpty()) failed_toggle_->setChecked(false);
     apply_filters();
     if (keep) {
         const QSignalBlocker block(table_->selectionModel());
@@ -124,6 +148,15 @@ void LibraryPanel::apply_filters() {
     }
     proxy_->set_allowed(allowed);
     model_->set_snippets(snippets);
+    table_->resizeRowsToContents();  // a hit's row has a second line for its snippet
+    update_count();
+}
+
+void LibraryPanel::update_count() {
+    if (failed_files_->isVisibleTo(this)) {
+        count_->setText(tr("%n file(s) batch runs could not summarize", nullptr, failed_files_->count()));
+        return;
+    }
     const int shown = proxy_->rowCount(), total = model_->rowCount();
     count_->setText(shown == total ? tr("%n document(s)", nullptr, total) : tr("%1 of %2 documents").arg(shown).arg(total));
 }

@@ -1,12 +1,15 @@
 #pragma once
 // The left column: every document in the library, a search box (full-text search over
-// documents and summaries) and a label filter (documents classified with a label).
+// documents and summaries, each hit with a snippet of the match), a label filter
+// (documents classified with a label), and a "Failed files" toggle that swaps the table
+// for the files batch jobs could not summarize.
 #include <QWidget>
 
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QTableView;
+class QToolButton;
 class QTimer;
 
 namespace precis {
@@ -15,6 +18,7 @@ class Library;
 
 namespace precis::ui {
 
+class FailedFilesView;
 class LibraryFilterProxy;
 class LibraryModel;
 
@@ -31,6 +35,9 @@ public:
     QLineEdit* search_box() const { return search_; }
     QTableView* table() const { return table_; }
     QComboBox* label_filter() const { return labels_; }
+    QToolButton* failed_toggle() const { return failed_toggle_; }
+    FailedFilesView* failed_files() const { return failed_files_; }
+    QLabel* count_label() const { return count_; }
 
 signals:
     void document_selected(qint64 document_id);
@@ -38,6 +45,7 @@ signals:
 
 private:
     void apply_filters();
+    void update_count();  // documents shown, or failed files while those are shown
     void show_context_menu(const QPoint& pos);
 
     Library& library_;
@@ -47,6 +55,8 @@ private:
     QComboBox* labels_;
     QTableView* table_;
     QLabel* count_;
+    QToolButton* failed_toggle_;
+    FailedFilesView* failed_files_;
     QTimer* search_delay_;
 };
 

@@ -27,6 +27,7 @@
 #include "ui/attention_panel.h"
 #include "ui/batch_dialog.h"
 #include "ui/document_view.h"
+#include "ui/help_window.h"
 #include "ui/library_panel.h"
 #include "ui/model_banner.h"
 #include "ui/model_catalog_dialog.h"
@@ -189,6 +190,8 @@ void MainWindow::build_actions_and_menus() {
     view->addAction(attention);
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(QIcon::fromTheme("help-contents"), tr("&User Guide"), this, [this] { HelpWindow::show_for(this); })
+        ->setShortcut(QKeySequence::HelpContents);
     help->addAction(tr("&About Precis"), this, &MainWindow::show_about)->setMenuRole(QAction::AboutRole);
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 
@@ -227,6 +230,7 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::attention_captured, attention_panel_, &AttentionPanel::show_capture);
     connect(w, &EngineWorker::request_done, this, [this](quint64 ticket) {
         requests_.remove(ticket);
+        opening_.remove(ticket);
         if (ticket == running_ticket_) {
             finish_run(ticket, running_outcome_);
             start_next_run();
@@ -257,9 +261,10 @@ void MainWindow::show_error(const QString& title, const QString& message) {
 // --- requests
 
 void MainWindow::open_file(const QString& path, const QString& password) {
-    recent_->add(path);
     if (!password.isEmpty()) pdf_passwords_[QFileInfo(path).absoluteFilePath()] = password;
-    track(engine_->open_document(path, password), Request::Open, tr("Opening %1").arg(QFileInfo(path).fileName()));
+    const quint64 ticket = engine_->open_document(path, password);
+    opening_.insert(ticket, path);
+    track(ticket, Request::Open, tr("Opening %1").arg(QFileInfo(path).fileName()));
 }
 
 void MainWindow::choose_files() {
@@ -301,6 +306,8 @@ BatchDialog* MainWindow::open_batch_dialog() {
     if (!batch_dialog_) {
         batch_dialog_ = new BatchDialog(library_path_, models_, settings_, this);
         connect(batch_dialog_, &BatchDialog::library_changed, library_panel_, &LibraryPanel::refresh);
+        // Also at the end: files that failed show under the library's "Failed files".
+        connect(batch_dialog_, &BatchDialog::finished_batch, library_panel_, &LibraryPanel::refresh);
     }
     if (!batch_dialog_->running()) batch_dialog_->set_settings(settings_);
     batch_dialog_->show();
@@ -326,7 +333,10 @@ void MainWindow::on_model_ready(const ModelInfo& info) {
 }
 
 void MainWindow::on_document_opened(const OpenedDocument& opened) {
+    recent_->add(opened.path);
     library_panel_->refresh();
+    // Shown again even when it is the open one: re-added from a new place, its path changed.
+    if (opened.document_id == current_document_) current_document_ = 0;
     for (const QString& note : opened.notes) statusBar()->showMessage(QFileInfo(opened.path).fileName() + ": " + note, 8000);
     if (!opened.added) statusBar()->showMessage(tr("%1 is already in the library.").arg(QFileInfo(opened.path).fileName()), 5000);
     show_document(opened.document_id);
@@ -395,7 +405,10 @@ void MainWindow::on_failed(quint64 ticket, const QString& message) {
             show_error(tr("Classify"), message);
             break;
         case Request::Capture: attention_panel_->capture_failed(message); break;
-        case Request::Open: show_error(tr("Open document"), message); break;
+        case Request::Open:
+            recent_->remove(opening_.take(ticket));  // a file that does not open is not offered again
+            show_error(tr("Open document"), message);
+            break;
         case Request::PrepareModel: show_error(tr("Model"), message); break;
         case Request::Trace: show_error(tr("Source passages"), message); break;
     }

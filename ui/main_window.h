@@ -132,6 +132,7 @@ private:
     EngineSettings settings_;
     std::optional<ModelInfo> model_info_;
     QHash<quint64, Request> requests_;  // what each outstanding ticket is for
+    QHash<quint64, QString> opening_;   // an Open ticket's file: Open Recent gets it only once it opened
     // Passwords of encrypted PDFs opened in this session, by absolute path, so their pages
     // can be rendered; kept in memory only, never written to disk.
     QHash<QString, QString> pdf_passwords_;

@@ -21,6 +21,13 @@ void RecentFiles::add(const QString& path) {
     rebuild_menu();
 }
 
+void RecentFiles::remove(const QString& path) {
+    QStringList list = files();
+    if (list.removeAll(QFileInfo(path).absoluteFilePath()) == 0) return;
+    QSettings().setValue(QStringLiteral("recent_files"), list);
+    rebuild_menu();
+}
+
 void RecentFiles::rebuild_menu() {
     menu_->clear();
     const QStringList list = files();

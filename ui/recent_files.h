@@ -1,5 +1,6 @@
 #pragma once
-// The File > Open Recent list, kept in QSettings ("recent_files", newest first).
+// The File > Open Recent list, kept in QSettings ("recent_files", newest first). A file
+// joins it once it has opened, and leaves it when opening it fails.
 #include <QObject>
 #include <QStringList>
 
@@ -14,6 +15,7 @@ public:
     RecentFiles(QMenu* menu, QObject* parent = nullptr);
 
     void add(const QString& path);
+    void remove(const QString& path);
     QStringList files() const;
 
 signals:

@@ -101,7 +101,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     if (auto* m = qobject_cast<QStandardItemModel*>(device_->model())) m->item(2)->setEnabled(false);
     std::string why;
     const auto gpus = cuda::list_devices(&why);
-    device_->setToolTip(gpus.empty() ? tr("No CUDA device: %1").arg(QString::fromStdString(why))
+    device_->setToolTip(gpus.empty() ? tr("CPU only: %1").arg(QString::fromStdString(why))
                                      : tr("Found %1, but this build runs on the CPU only").arg(QString::fromStdString(gpus[0].name)));
 
     auto* model_box = new QGroupBox(tr("Summaries, model and device"), this);

@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QDir>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -13,6 +14,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QStandardPaths>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
@@ -76,8 +78,14 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     passage_list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     passage_list_->setTextElideMode(Qt::ElideNone);
     history_->setToolTip(tr("Every summary of this document, newest first"));
-    history_->setWordWrap(true);
+    // Each entry is exactly two lines (when and by what; the settings, elided), and the
+    // list is tall enough for three whole entries: wrapped entries of uneven height left
+    // one and a half showing.
+    history_->setWordWrap(false);
+    history_->setTextElideMode(Qt::ElideRight);
+    history_->setUniformItemSizes(true);
     history_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    history_->setMinimumHeight(3 * (2 * history_->fontMetrics().lineSpacing() + 6) + 2 * history_->frameWidth());
     copy_->setToolTip(tr("Copy the summary to the clipboard"));
     export_->setToolTip(tr("Save the summary with its parameters as Markdown or JSON"));
     delete_->setToolTip(tr("Delete this summary from the library"));
@@ -151,7 +159,7 @@ void SummaryPanel::show_document(qint64 document_id, qint64 summary_id) {
                                                       describe_parameters(s.parameters)),
                                              history_);
             item->setData(Qt::UserRole, s.id);
-            item->setToolTip(s.summary.left(400));
+            item->setToolTip(describe_parameters(s.parameters) + QStringLiteral("\n\n") + s.summary.left(400));
         }
     }
     classification_->show_document(document_id);
@@ -253,6 +261,13 @@ void SummaryPanel::show_passages() {
                                   : QStringLiteral("%1%2% — %3").arg(where).arg(p.weight * 100, 0, 'f', 1).arg(excerpt);
         auto* item = new QListWidgetItem(label, passage_list_);
         item->setData(Qt::UserRole, i);
+        if (current_->method != QLatin1String("extractive"))
+            item->setToolTip(tr("%1% of the attention the model paid to the document while writing this summary went "
+                                "to this passage (cross-attention, over all layers and heads and every word it wrote). "
+                                "A higher share means the summary drew more on it. Click to show it in the document.")
+                                 .arg(p.weight * 100, 0, 'f', 1));
+        else
+            item->setToolTip(tr("A sentence of the document that is part of the summary. Click to show it in the document."));
     }
     if (list.isEmpty()) passage_list_->addItem(tr("The summary's attention was spread evenly; no passage stands out."));
     emit passages_changed(list);
@@ -266,12 +281,18 @@ void SummaryPanel::copy_to_clipboard() {
     emit status_message(tr("Summary copied to the clipboard."));
 }
 
+QString SummaryPanel::export_start_path() const {
+    const auto doc = current_ ? library_.document(current_->document_id) : std::nullopt;
+    const QString base = QFileInfo(doc ? doc->path : QStringLiteral("summary")).completeBaseName() + QStringLiteral("-summary");
+    QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    if (folder.isEmpty() || !QFileInfo(folder).isDir()) folder = QDir::homePath();
+    return QDir(folder).filePath(base + QStringLiteral(".md"));
+}
+
 void SummaryPanel::export_summary() {
     if (!current_) return;
-    const auto doc = library_.document(current_->document_id);
-    const QString base = QFileInfo(doc ? doc->path : QStringLiteral("summary")).completeBaseName() + QStringLiteral("-summary");
     QString filter;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export summary"), base + QStringLiteral(".md"),
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export summary"), export_start_path(),
                                                       tr("Markdown (*.md);;JSON (*.json)"), &filter);
     if (path.isEmpty()) return;
     const bool json = path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) ||

@@ -37,6 +37,9 @@ public:
     qint64 document_id() const { return document_id_; }
     qint64 summary_id() const { return current_ ? current_->id : 0; }
     QString summary_text() const;
+    // Where Export's file dialog starts: the user's Documents folder (the start-up folder
+    // is wherever the app was launched from), named after the document.
+    QString export_start_path() const;
     QTextBrowser* text_view() const { return text_; }
     QListWidget* history() const { return history_; }
     ClassificationView* classification_view() const { return classification_; }

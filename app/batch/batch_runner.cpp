@@ -78,8 +78,11 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
     BatchReport report;
     report.job_id = start.job_id;
     report.resumed = start.resumed;
-    report.total = int(files.size());
+    // The job's files, not just today's listing: an item whose file has gone still counts.
+    report.total = start.done + start.failed + int(start.pending.size());
     report.done_before = start.done;
+    report.retried = start.retried;
+    for (const BatchItem& item : start.failed_items) report.failed_before.push_back({item.path, item.error});
     int finished = start.done + start.failed;
     // The passages each summary drew on are stored with it, so the GUI shows them at once.
     SummarizeOptions summarize = opts.summarize;

@@ -33,14 +33,23 @@ struct BatchFailure {
     QString path, reason;
 };
 
+// Every file of the job lands in exactly one count: done before, done now, failed before
+// (and not retried), failed now, or not reached (the run was cancelled first). A resumed
+// run reports the whole job, not just what it did itself.
 struct BatchReport {
     qint64 job_id = 0;
     bool resumed = false;
     int total = 0;          // files in the job
     int done_before = 0;    // finished by an earlier run of the same job
     int done_now = 0;
-    QVector<BatchFailure> failures;  // this run's failures
+    QVector<BatchFailure> failures;       // this run's failures
+    QVector<BatchFailure> failed_before;  // failed in an earlier run and not retried in this one
+    int retried = 0;                      // earlier failures this run tried again (retry_failed)
     bool cancelled = false;
+
+    int done() const { return done_before + done_now; }
+    int failed() const { return int(failures.size() + failed_before.size()); }
+    int not_reached() const { return total - done() - failed(); }
 };
 
 struct BatchCallbacks {

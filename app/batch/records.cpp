@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/batch/source_passages.h"
+#include "app/paths.h"
 #include "engine/model/model.h"
 
 namespace precis {
@@ -25,6 +26,8 @@ SummaryRecord make_summary_record(qint64 document_id, const QString& document_te
     nlohmann::json params = describe_options(options);
     params["tokens_read"] = r.tokens_read;
     params["score"] = r.score;
+    // Stored with the summary, so every export of it can say its words are noise.
+    if (is_fixture_test_model(model.path())) params["random_test_model"] = true;
     s.parameters = to_qjson(params);
     s.summary = QString::fromStdString(r.text);
     for (int64_t id : r.ids) s.summary_ids.push_back(qint32(id));

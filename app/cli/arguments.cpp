@@ -1,16 +1,26 @@
 #include "app/cli/arguments.h"
 
+#include <cctype>
 #include <cstdlib>
 
-#include "engine/core/error.h"
-
 namespace precis::cli {
+
+namespace {
+
+// "-x", "-json": a short option, which no command has besides -h. "-" (standard input)
+// and "-5" (a number) stay positional.
+bool looks_like_short_option(const std::string& a) {
+    return a.size() >= 2 && a[0] == '-' && std::isalpha(static_cast<unsigned char>(a[1]));
+}
+
+}  // namespace
 
 Arguments::Arguments(std::string command, std::vector<std::string> args, std::set<std::string> flags,
                      std::set<std::string> options)
     : command_(std::move(command)) {
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
+        if (a == "--help" || a == "-h") throw HelpRequested{command_};
         if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a, value;
             bool has_value = false;
@@ -20,23 +30,35 @@ Arguments::Arguments(std::string command, std::vector<std::string> args, std::se
                 has_value = true;
             }
             if (flags.count(name)) {
-                if (has_value) throw Error("option " + name + " of precis " + command_ + " takes no value");
+                if (has_value) throw UsageError("option " + name + " of precis " + command_ + " takes no value");
                 flags_.insert(name);
             } else if (options.count(name)) {
                 if (!has_value) {
-                    if (i + 1 >= args.size()) throw Error("option " + name + " of precis " + command_ + " needs a value");
+                    if (i + 1 >= args.size()) throw UsageError("option " + name + " of precis " + command_ + " needs a value");
                     value = args[++i];
                 }
                 values_[name] = value;
             } else {
-                throw Error("unknown option " + name + " for precis " + command_ + " (see precis help)");
+                throw UsageError("unknown option " + name + " for precis " + command_ + " (see precis " + command_ + " --help)");
             }
         } else if (a == "--") {
             for (++i; i < args.size(); ++i) positional_.push_back(args[i]);
+        } else if (looks_like_short_option(a)) {
+            throw UsageError("unknown option " + a + " for precis " + command_ + " (see precis " + command_ + " --help)");
         } else {
             positional_.push_back(a);
         }
     }
+}
+
+std::string first_positional(const std::vector<std::string>& args, const std::set<std::string>& valued_options) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--") return i + 1 < args.size() ? args[i + 1] : std::string();
+        if (a.rfind("-", 0) != 0 || a == "-") return a;
+        if (valued_options.count(a)) ++i;  // "--library DB": DB is the option's, not the subcommand
+    }
+    return {};
 }
 
 std::optional<std::string> Arguments::value(const std::string& name) const {

@@ -7,11 +7,28 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/error.h"
+
 namespace precis::cli {
+
+// How the command was called is wrong (an unknown option, a missing value): run_cli
+// prints the sentence with a pointer to the command's --help and exits with 2, the code
+// getopt-style tools use for usage mistakes, so scripts can tell it from a failed run.
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
+
+// --help or -h among a command's arguments: run_cli prints that command's usage and exits
+// with 0. Thrown while parsing, so no command does any work before its help is shown.
+struct HelpRequested {
+    std::string command;  // "summarize", "library list", ...
+};
 
 class Arguments {
 public:
-    // args: everything after the subcommand name.
+    // command: how help and errors name it ("library list"); args: everything after it.
+    // --help/-h throws HelpRequested; an option not in flags or options throws UsageError.
     Arguments(std::string command, std::vector<std::string> args, std::set<std::string> flags,
               std::set<std::string> options);
 
@@ -29,6 +46,11 @@ private:
     std::map<std::string, std::string> values_;
     std::vector<std::string> positional_;
 };
+
+// The first argument that is neither an option nor the value of one of `valued_options`:
+// the subcommand of `library` and `model`, found before parsing so that each subcommand
+// is parsed with its own options. Empty when there is none.
+std::string first_positional(const std::vector<std::string>& args, const std::set<std::string>& valued_options);
 
 // Splits "a,b,c" (trimming spaces; empty parts dropped).
 std::vector<std::string> split_list(const std::string& s, char sep = ',');

@@ -1,7 +1,9 @@
 #include <iostream>
 
+#include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
+#include "app/cli/usage.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
 
@@ -23,7 +25,8 @@ Without a command, precis opens the desktop application.
            [--template "This text is about {}."] [--store] [--library DB]
   batch DIR [--library DB] [--recursive] [--retry-failed] [--classifier DIR [--labels ...]]
         [summarize options]
-  library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB]
+  library list [--label L] [--failed]|show ID|search TEXT|export ID --format md|json|delete ID
+          [--library DB]
   convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]
           [--sparsity-factor N] [--sparsity-type T] [--num-global-tokens N]
   tokenize --model DIR [--json] [--decode] TEXT
@@ -37,7 +40,7 @@ Without a command, precis opens the desktop application.
   model list [--json] | remove NAME | default [NAME]
 
 Without a command, any arguments are documents the desktop application opens.
-  --version, help
+  --version, help [COMMAND]; precis COMMAND --help shows a command's options
 )";
 
 }  // namespace
@@ -71,8 +74,19 @@ int run_cli(int argc, char** argv) {
             return 0;
         }
         if (cmd == "help" || cmd == "--help" || cmd == "-h") {
-            std::cout << kUsage;
-            return 0;
+            // "precis help library list": that command's usage, as --help prints it.
+            std::string topic;
+            for (const std::string& a : args) topic += (topic.empty() ? "" : " ") + a;
+            if (topic.empty()) {
+                std::cout << kUsage;
+                return 0;
+            }
+            if (auto usage = command_usage(topic)) {
+                std::cout << *usage;
+                return 0;
+            }
+            std::cerr << "precis: there is no command '" << topic << "'\n" << kUsage;
+            return 2;
         }
         if (cmd == "summarize") return cmd_summarize(args);
         if (cmd == "classify") return cmd_classify(args);
@@ -86,6 +100,12 @@ int run_cli(int argc, char** argv) {
         if (cmd == "eval") return cmd_eval(args);
         if (cmd == "model") return cmd_model(args);
         std::cerr << "precis: unknown command '" << cmd << "'\n" << kUsage;
+        return 2;
+    } catch (const HelpRequested& help) {
+        std::cout << command_usage(help.command).value_or(kUsage);
+        return 0;
+    } catch (const UsageError& e) {
+        std::cerr << "precis: " << e.what() << "\n";
         return 2;
     } catch (const Cancelled&) {
         progress_done();

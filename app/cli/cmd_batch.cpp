@@ -3,6 +3,7 @@
 // for summarize (auto: neural when a model is installed, else extractive).
 #include <iostream>
 
+#include "app/batch/batch_counts.h"
 #include "app/batch/batch_runner.h"
 #include "app/cli/commands.h"
 #include "app/cli/method_flags.h"
@@ -92,15 +93,22 @@ int cmd_batch(const Args& raw) {
     BatchReport report = run_batch(library, summarizer.get(), opts, cb);
     progress_done();
 
+    // The whole job, not only this run: earlier failures keep their reasons, and the
+    // report says how to go on.
     std::cerr << "\nbatch job " << report.job_id << (report.resumed ? " (resumed)" : "") << " in " << db.toStdString()
-              << ": " << report.total << " files, " << report.done_before + report.done_now << " summarized ("
-              << report.done_now << " now), " << report.failures.size() << " failed this run";
-    if (report.cancelled) std::cerr << "; cancelled, run the same command again to resume";
-    std::cerr << "\n";
+              << ": " << batch_counts_text(batch_counts(report)).toStdString() << "\n";
+    if (report.retried > 0)
+        std::cerr << report.retried << " file" << (report.retried == 1 ? "" : "s") << " that failed before tried again\n";
     for (const BatchFailure& f : report.failures)
         std::cerr << "  failed: " << display_utf8(f.path) << "\n          " << f.reason.toStdString() << "\n";
+    for (const BatchFailure& f : report.failed_before)
+        std::cerr << "  failed (earlier run): " << display_utf8(f.path) << "\n          " << f.reason.toStdString() << "\n";
+    if (report.cancelled) std::cerr << "cancelled: run the same command again to resume\n";
+    if (report.failed() > 0)
+        std::cerr << "to try the failed files again, run the same command with --retry-failed "
+                     "(precis library list --failed lists them later)\n";
     if (report.cancelled) return 130;
-    return report.failures.empty() ? 0 : 1;
+    return report.failed() == 0 ? 0 : 1;
 }
 
 }  // namespace precis::cli

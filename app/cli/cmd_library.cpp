@@ -1,4 +1,6 @@
 // precis library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB]
+// Each subcommand is parsed with its own options, so one it does not use (list --json)
+// is refused instead of ignored.
 #include <iostream>
 
 #include <QJsonDocument>
@@ -30,16 +32,47 @@ std::string one_line(const QString& s, int max) {
     return t.toStdString();
 }
 
+// The files batch jobs could not summarize, newest first, with the reason and how to
+// retry; they never became documents, so `list` alone cannot show them.
+int list_failed_batch_files(const Library& lib) {
+    const QVector<FailedBatchFile> failed = lib.failed_batch_files();
+    QList<qint64> jobs;
+    for (const FailedBatchFile& f : failed) {
+        std::cout << f.job_id << "\t" << display_utf8(f.path) << "\t" << one_line(f.error, 160) << "\n";
+        if (!jobs.contains(f.job_id)) jobs << f.job_id;
+    }
+    if (failed.isEmpty()) {
+        std::cerr << "precis: no batch job has failed files\n";
+        return 0;
+    }
+    std::cerr << "precis: " << failed.size() << " failed file" << (failed.size() == 1 ? "" : "s") << " in "
+              << jobs.size() << " batch job" << (jobs.size() == 1 ? "" : "s")
+              << " (first column); to try them again, run the job's precis batch command with --retry-failed\n";
+    return 0;
+}
+
 }  // namespace
 
 int cmd_library(const Args& raw) {
-    Arguments args("library", raw, {"--json"}, {"--library", "--format", "--label"});
+    const std::string sub = first_positional(raw, {"--library", "--format", "--label"});
+    std::set<std::string> flags, options{"--library"};
+    if (sub == "list") {
+        flags.insert("--failed");
+        options.insert("--label");
+    }
+    if (sub == "export") options.insert("--format");
+    const bool known = sub == "list" || sub == "show" || sub == "search" || sub == "export" || sub == "delete";
+    Arguments args(known ? "library " + sub : "library", raw, flags, options);
     const auto& pos = args.positional();
     if (pos.empty()) throw Error("precis library needs list, show ID, search TEXT, export ID or delete ID");
     const QString db = QString::fromStdString(args.value_or("--library", default_library_path().string()));
     Library lib(db);
-    const std::string& sub = pos[0];
     if (sub == "list") {
+        if (pos.size() != 1) throw UsageError("precis library list takes no arguments besides its options");
+        if (args.flag("--failed")) {
+            if (args.value("--label")) throw UsageError("precis library list takes --label or --failed, not both");
+            return list_failed_batch_files(lib);
+        }
         if (auto label = args.value("--label")) {
             for (const DocumentInfo& d : lib.documents_with_label(QString::fromStdString(*label)))
                 std::cout << d.id << "\t" << one_line(d.title, 60) << "\t" << display_utf8(d.path) << "\n";

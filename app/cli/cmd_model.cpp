@@ -164,7 +164,13 @@ int model_list(const Arguments& args) {
 }  // namespace
 
 int cmd_model(const Args& raw) {
-    Arguments args("model", raw, {"--json"}, {"--revision", "--name", "--convert-lsg"});
+    // Each subcommand is parsed with its own options: one it does not use is refused.
+    const std::string sub = first_positional(raw, {"--revision", "--name", "--convert-lsg"});
+    std::set<std::string> flags, options;
+    if (sub == "catalog" || sub == "list") flags.insert("--json");
+    if (sub == "download") options = {"--revision", "--name", "--convert-lsg"};
+    const bool known = sub == "catalog" || sub == "download" || sub == "list" || sub == "remove" || sub == "default";
+    Arguments args(known ? "model " + sub : "model", raw, flags, options);
     const auto& pos = args.positional();
     const std::string what = pos.empty() ? "" : pos[0];
     if (what == "catalog") return model_catalog(args);

@@ -205,6 +205,11 @@ qint64 Library::add_or_get_document(const IngestedDocument& doc, bool* added) {
         st.bind(1, doc.content_hash);
         if (!st.step()) db.fail(LibraryErrorKind::Other, QStringLiteral("lost a document while adding it."));
         id = st.int64(0);
+        // The same content from another place (the file was moved or copied): the library
+        // shows where it was last read from, since the old path may no longer exist.
+        Stmt moved(db, "UPDATE documents SET path = ? WHERE id = ? AND path != ?");
+        moved.bind_path(1, doc.path).bind(2, id).bind_path(3, doc.path);
+        moved.run();
     }
     tx.commit();
     if (added) *added = inserted;
@@ -317,6 +322,11 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
         for (const SourcePassage& p : *s->passages) passage_texts << text.mid(p.begin, p.end - p.begin).simplified();
     }
 
+    // A summary by the random fixture model reads like text but means nothing: every
+    // export says so at the top, where a reader of the file cannot miss it.
+    const bool random_model = s->parameters.value("random_test_model").toBool() ||
+                              is_fixture_test_model(native_path(s->model_path));
+
     if (format == ExportFormat::Json) {
         QJsonObject document{{"id", doc.id},       {"title", doc.title},
                              {"path", path_for_display(doc.path)},   {"content_hash", QString::fromLatin1(doc.content_hash)},
@@ -337,6 +347,10 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
                                               {"total", s->seconds_encode + s->seconds_generate}}},
                       {"device", s->device},
                       {"created_at", time_to_text(s->created_at)}};
+        if (random_model) {
+            o["random_test_model"] = true;
+            o["warning"] = QStringLiteral("Made by the tiny RANDOM test model of the fixtures: this summary is meaningless.");
+        }
         if (s->passages) {
             QJsonArray passages;
             for (int i = 0; i < s->passages->size(); ++i) {
@@ -351,6 +365,9 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
 
     QString md;
     md += QStringLiteral("# %1\n\n").arg(doc.title.isEmpty() ? path_for_display(doc.path.mid(doc.path.lastIndexOf(QLatin1Char('/')) + 1)) : doc.title);
+    if (random_model)
+        md += QStringLiteral("> **Warning:** made by the tiny RANDOM test model of the fixtures; this summary is "
+                             "meaningless.\n\n");
     md += s->summary.trimmed() + QStringLiteral("\n\n");
     md += QStringLiteral("---\n\n");
     md += QStringLiteral("- Document: `%1`").arg(markdown_escape_inline(path_for_display(doc.path)));

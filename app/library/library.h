@@ -137,6 +137,16 @@ struct BatchJobStart {
     bool resumed = false;  // the job existed (same root and settings) before this call
     QStringList pending;   // files still to do, in the order they were first listed
     int done = 0, failed = 0;
+    QVector<BatchItem> failed_items;  // the `failed` ones with their reasons (still failed: not retried)
+    int retried = 0;                  // earlier failures put back to pending by retry_failed
+};
+
+// A file a batch job could not summarize, for the library's "failed" view.
+struct FailedBatchFile {
+    qint64 job_id = 0;
+    QString root;  // the job's folder: `precis batch ROOT --retry-failed` tries again
+    QString path, error;
+    QDateTime failed_at;
 };
 
 class Library {
@@ -155,7 +165,8 @@ public:
     int schema_version() const;
 
     // --- documents
-    // Adds the document unless one with the same content hash exists; returns its id.
+    // Adds the document unless one with the same content hash exists (then that one takes
+    // the new path, where the content was last read from); returns its id.
     qint64 add_or_get_document(const IngestedDocument& doc, bool* added = nullptr);
     std::optional<DocumentRecord> document(qint64 id) const;
     std::optional<qint64> find_document_by_hash(const QByteArray& content_hash) const;
@@ -194,7 +205,8 @@ public:
     // A job is identified by its root folder and a settings string (e.g. the model and
     // parameters as JSON): running the same batch again resumes it. New files are added
     // as pending; files already done are never redone. Failed ones stay failed unless
-    // `retry_failed`. Name files the same way on every run (absolute, clean paths):
+    // `retry_failed` (a retried item keeps its old reason until it is done or fails
+    // again, so a retry that is cancelled loses no reason). Name files the same way on every run (absolute, clean paths):
     // items are matched by their path string.
     BatchJobStart start_or_resume_job(const QString& root, const QStringList& files, const QString& settings = {},
                                       bool retry_failed = false);
@@ -210,6 +222,9 @@ public:
     QVector<BatchJobInfo> batch_jobs() const;  // newest first
     QVector<BatchItem> batch_items(qint64 job_id) const;
     bool delete_batch_job(qint64 job_id);  // the job's bookkeeping only; summaries stay
+    // Every failed item of every job, newest failure first; a file that failed in several
+    // jobs is listed once per job.
+    QVector<FailedBatchFile> failed_batch_files() const;
 
 private:
     struct Impl;

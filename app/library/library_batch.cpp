@@ -68,19 +68,34 @@ BatchJobStart Library::start_or_resume_job(const QString& root, const QStringLis
         }
     }
     if (retry_failed) {
-        Stmt st(db, "UPDATE batch_items SET status = 'pending', error = '' WHERE job_id = ? AND status = 'failed'");
+        {
+            Stmt count(db, "SELECT count(*) FROM batch_items WHERE job_id = ? AND status = 'failed'");
+            count.bind(1, out.job_id);
+            if (count.step()) out.retried = int(count.int64(0));
+        }
+        // The reason stays until the retry succeeds or fails anew.
+        Stmt st(db, "UPDATE batch_items SET status = 'pending' WHERE job_id = ? AND status = 'failed'");
         st.bind(1, out.job_id);
         st.run();
     }
     d_->touch_job(out.job_id);
     {
-        Stmt st(db, "SELECT path, status FROM batch_items WHERE job_id = ? ORDER BY id");
+        Stmt st(db, "SELECT path, status, error, updated_at FROM batch_items WHERE job_id = ? ORDER BY id");
         st.bind(1, out.job_id);
         while (st.step()) {
             switch (status_from_text(st.text(1))) {
                 case BatchItemStatus::Pending: out.pending.push_back(st.path(0)); break;
                 case BatchItemStatus::Done: ++out.done; break;
-                case BatchItemStatus::Failed: ++out.failed; break;
+                case BatchItemStatus::Failed: {
+                    ++out.failed;
+                    BatchItem item;
+                    item.path = st.path(0);
+                    item.status = BatchItemStatus::Failed;
+                    item.error = st.text(2);
+                    item.updated_at = time_from_db(st.text(3));
+                    out.failed_items.push_back(std::move(item));
+                    break;
+                }
             }
         }
     }
@@ -166,6 +181,23 @@ QVector<BatchItem> Library::batch_items(qint64 job_id) const {
         it.summary_id = st.is_null(3) ? 0 : st.int64(3);
         it.updated_at = time_from_db(st.text(4));
         out.push_back(std::move(it));
+    }
+    return out;
+}
+
+QVector<FailedBatchFile> Library::failed_batch_files() const {
+    Stmt st(d_->db,
+            "SELECT i.job_id, j.root, i.path, i.error, i.updated_at FROM batch_items i JOIN batch_jobs j ON j.id = i.job_id "
+            "WHERE i.status = 'failed' ORDER BY i.updated_at DESC, i.id DESC");
+    QVector<FailedBatchFile> out;
+    while (st.step()) {
+        FailedBatchFile f;
+        f.job_id = st.int64(0);
+        f.root = st.path(1);
+        f.path = st.path(2);
+        f.error = st.text(3);
+        f.failed_at = time_from_db(st.text(4));
+        out.push_back(std::move(f));
     }
     return out;
 }

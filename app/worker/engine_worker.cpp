@@ -323,6 +323,8 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
         out.resumed = report.resumed;
         out.cancelled = report.cancelled;
         for (const BatchFailure& f : report.failures) out.failures.push_back({f.path, f.reason});
+        for (const BatchFailure& f : report.failed_before) out.failed_before.push_back({f.path, f.reason});
+        out.retried = report.retried;
         emit batch_finished(out);
     });
 }

@@ -104,7 +104,9 @@ struct BatchFileFailure {
 struct BatchOutcome {
     int total = 0, done_before = 0, done_now = 0;
     bool resumed = false, cancelled = false;
-    QVector<BatchFileFailure> failures;
+    QVector<BatchFileFailure> failures;       // this run's
+    QVector<BatchFileFailure> failed_before;  // an earlier run's, not retried: still failed
+    int retried = 0;                          // earlier failures this run tried again
 };
 
 void register_worker_types();

@@ -268,7 +268,7 @@ TEST_F(LibraryTest, DiskFullIsReportedAndNothingIsHalfWritten) {
     EXPECT_EQ(lib.summaries_for(doc).size(), 1);
 }
 
-TEST_F(LibraryTest, SameContentIsStoredOnce) {
+TEST_F(LibraryTest, SameContentIsStoredOnceUnderThePathItWasLastReadFrom) {
     Library lib(db_path());
     bool added = false;
     const qint64 a = lib.add_or_get_document(make_doc("One", "same bytes", "/a/one.txt"), &added);
@@ -277,7 +277,8 @@ TEST_F(LibraryTest, SameContentIsStoredOnce) {
     EXPECT_FALSE(added);
     EXPECT_EQ(a, b);
     EXPECT_EQ(lib.documents().size(), 1);
-    EXPECT_EQ(lib.document(a)->path, "/a/one.txt");
+    EXPECT_EQ(lib.document(a)->path, "/b/copy.txt");  // moved or copied: the new place is shown
+    EXPECT_EQ(lib.documents()[0].document.path, "/b/copy.txt");
     EXPECT_EQ(lib.find_document_by_hash(make_doc("x", "same bytes").content_hash), a);
     EXPECT_FALSE(lib.find_document_by_hash("00"));
 }

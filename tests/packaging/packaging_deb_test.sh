@@ -71,6 +71,7 @@ expected=(
   ./usr/share/applications/precis.desktop
   "./usr/share/metainfo/$APP_ID.metainfo.xml"
   ./usr/share/man/man1/precis.1.gz
+  ./usr/share/doc/precis/user-guide.html
   ./usr/share/icons/hicolor/scalable/apps/precis.svg
 )
 for size in 16 22 24 32 48 64 128 256 512; do expected+=("./usr/share/icons/hicolor/${size}x${size}/apps/precis.png"); done

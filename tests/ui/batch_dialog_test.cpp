@@ -1,11 +1,14 @@
 // The batch dialog on a folder of good and bad files: every good file is summarized into
 // the library, every bad one is reported with its reason, the progress bars reach the end,
 // unsupported files are ignored, and running the same folder again resumes (does nothing new).
+// After cancel, resume and retry the report still counts every file of the job and keeps
+// earlier failures with their reasons; the dialog names the model it will use.
 #include <QLabel>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QSignalSpy>
 
+#include "app/batch/batch_counts.h"
 #include "app/library/library.h"
 #include "app/worker/model_cache.h"
 #include "tests/ui/ui_test_support.h"
@@ -57,7 +60,7 @@ TEST_F(BatchDialogTest, SummarizesGoodFilesAndReportsBadOnes) {
     EXPECT_EQ(dialog->overall_bar()->value(), dialog->overall_bar()->maximum());
     EXPECT_EQ(dialog->log()->count(), 4);
     const QString report = dialog->report()->text();
-    EXPECT_TRUE(report.contains("2 summarized now")) << report.toStdString();
+    EXPECT_TRUE(report.contains("4 files: 2 summarized (2 now), 2 failed (2 now)")) << report.toStdString();
     EXPECT_TRUE(report.contains("d-empty.txt"));
     EXPECT_TRUE(report.contains("e-broken.pdf"));
 
@@ -113,6 +116,104 @@ TEST_F(BatchDialogTest, CancelStopsAndKeepsFinishedWork) {
     int summaries = 0;
     for (const DocumentListItem& item : library.documents()) summaries += item.summary_count;
     EXPECT_EQ(summaries, o.done_now);  // what finished is kept, nothing half-done is
+}
+
+// PRECIS_SHOTS_DIR set: saves the widget there for review (tests/ui/screenshots_test.cpp).
+void save_shot_if_asked(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("PRECIS_SHOTS_DIR");
+    if (dir.isEmpty()) return;
+    QApplication::processEvents();
+    EXPECT_TRUE(w->grab().save(dir + "/" + name)) << name.toStdString();
+}
+
+BatchCounts counts_of(const BatchOutcome& o) {
+    BatchCounts c;
+    c.total = o.total;
+    c.done_before = o.done_before;
+    c.done_now = o.done_now;
+    c.failed_before = int(o.failed_before.size());
+    c.failed_now = int(o.failures.size());
+    return c;
+}
+
+TEST_F(BatchDialogTest, NamesTheModelAndSettingsItWillUse) {
+    auto dialog = make_dialog();
+    const QString line = dialog->settings_line()->text();
+    EXPECT_TRUE(line.contains("bart-tiny-realvocab")) << line.toStdString();
+    EXPECT_TRUE(line.contains("RANDOM")) << line.toStdString();  // the fixture model is flagged as meaningless
+    EXPECT_TRUE(line.contains("device cpu")) << line.toStdString();
+    EngineSettings extractive = fixture_model_settings();
+    extractive.method = "extractive";
+    extractive.extractive_sentences = 5;
+    dialog->set_settings(extractive);
+    EXPECT_TRUE(dialog->settings_line()->text().startsWith("Extractive")) << dialog->settings_line()->text().toStdString();
+    EXPECT_TRUE(dialog->settings_line()->text().contains("5 sentences"));
+}
+
+TEST_F(BatchDialogTest, ReportCountsTheWholeJobAfterCancelResumeAndRetry) {
+    auto run = [&](bool retry, bool cancel_after_first) {
+        auto dialog = make_dialog();
+        dialog->set_retry_failed(retry);
+        ui::BatchDialog* d = dialog.get();
+        if (cancel_after_first) QObject::connect(d, &ui::BatchDialog::library_changed, d, [d] { d->cancel(); });
+        QSignalSpy finished(d, &ui::BatchDialog::finished_batch);
+        d->start();
+        EXPECT_TRUE(wait_until([&] { return finished.count() == 1; }));
+        return std::make_pair(std::move(dialog), finished.first().first().value<BatchOutcome>());
+    };
+
+    // Cancelled after the first file: what is left is counted as not reached.
+    auto [first, o1] = run(false, true);
+    EXPECT_TRUE(o1.cancelled);
+    EXPECT_EQ(o1.total, 4);
+    EXPECT_GE(o1.done_now, 1);
+    const BatchCounts c1 = counts_of(o1);
+    EXPECT_GT(c1.not_reached(), 0);
+    EXPECT_TRUE(first->report()->text().contains(QStringLiteral("%1 not reached yet").arg(c1.not_reached())))
+        << first->report()->text().toStdString();
+    EXPECT_TRUE(first->report()->text().contains("Start again to resume"));
+
+    // Resumed to the end: the two bad files fail.
+    auto [second, o2] = run(false, false);
+    EXPECT_TRUE(o2.resumed);
+    EXPECT_EQ(o2.done_before + o2.done_now, 2);
+    ASSERT_EQ(o2.failures.size() + o2.failed_before.size(), 2);
+    EXPECT_EQ(counts_of(o2).not_reached(), 0);
+
+    // Resumed again: nothing runs, yet the report still names both failures with their reasons.
+    auto [third, o3] = run(false, false);
+    EXPECT_EQ(o3.done_now, 0);
+    EXPECT_TRUE(o3.failures.isEmpty());
+    ASSERT_EQ(o3.failed_before.size(), 2);
+    const QString report = third->report()->text();
+    EXPECT_TRUE(report.contains("4 files: 2 summarized (2 before), 2 failed (2 before)")) << report.toStdString();
+    EXPECT_TRUE(report.contains("d-empty.txt (earlier run)")) << report.toStdString();
+    EXPECT_TRUE(report.contains("e-broken.pdf (earlier run)")) << report.toStdString();
+    for (const BatchFileFailure& f : o3.failed_before) EXPECT_TRUE(report.contains(f.reason.toHtmlEscaped()));
+    EXPECT_TRUE(report.contains("Retry files that failed before")) << report.toStdString();
+    ASSERT_EQ(third->log()->count(), 2);  // the earlier failures, shown in the log too, in the job's order
+    EXPECT_TRUE(third->log()->item(0)->text().contains("d-empty.txt"));
+    EXPECT_TRUE(third->log()->item(1)->text().contains("e-broken.pdf"));
+    EXPECT_EQ(third->overall_bar()->value(), 4);
+    third->resize(760, 640);
+    save_shot_if_asked(third.get(), "batch-dialog-after-resume.png");
+
+    // Retried after fixing one file: it is summarized, the other fails anew.
+    write_text_file(folder_ / "d-empty.txt", "The empty file now says that tides rise and fall twice a day.\n");
+    auto [fourth, o4] = run(true, false);
+    EXPECT_EQ(o4.done_before, 2);
+    EXPECT_EQ(o4.done_now, 1);
+    ASSERT_EQ(o4.failures.size(), 1);
+    EXPECT_TRUE(o4.failures[0].path.endsWith("e-broken.pdf"));
+    EXPECT_TRUE(o4.failed_before.isEmpty());
+    EXPECT_EQ(o4.retried, 2);
+    EXPECT_TRUE(fourth->report()->text().contains("4 files: 3 summarized (1 now, 2 before), 1 failed (1 now)."))
+        << fourth->report()->text().toStdString();
+    EXPECT_TRUE(fourth->report()->text().contains("2 earlier failure(s) tried again"));
+    Library library(library_path_);
+    const QVector<FailedBatchFile> failed = library.failed_batch_files();
+    ASSERT_EQ(failed.size(), 1);
+    EXPECT_TRUE(failed[0].path.endsWith("e-broken.pdf"));
 }
 
 TEST_F(BatchDialogTest, MissingFolderIsRefusedWithoutStarting) {
