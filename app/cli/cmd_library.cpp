@@ -7,6 +7,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "app/library/current_labels.h"
 #include "app/library/library.h"
 #include "app/file_names.h"
 #include "app/paths.h"
@@ -74,8 +75,12 @@ int cmd_library(const Args& raw) {
             return list_failed_batch_files(lib);
         }
         if (auto label = args.value("--label")) {
-            for (const DocumentInfo& d : lib.documents_with_label(QString::fromStdString(*label)))
-                std::cout << d.id << "\t" << one_line(d.title, 60) << "\t" << display_utf8(d.path) << "\n";
+            // Like the window's filter: documents whose newest classification predicted the label,
+            // not every document a classifier merely scored it for.
+            const QString wanted = QString::fromStdString(*label);
+            const QSet<qint64> predicted = documents_predicted_as(lib, wanted);
+            for (const DocumentInfo& d : lib.documents_with_label(wanted))
+                if (predicted.contains(d.id)) std::cout << d.id << "\t" << one_line(d.title, 60) << "\t" << display_utf8(d.path) << "\n";
             return 0;
         }
         for (const DocumentListItem& item : lib.documents()) {

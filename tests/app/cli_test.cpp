@@ -312,5 +312,26 @@ TEST(Cli, ClassifyJsonListsEveryLabelWithScoresAndThePrediction) {
     EXPECT_EQ(nlohmann::json::parse(multi.out)["predicted"].size(), 2u);
 }
 
+
+TEST(Cli, LibraryListByLabelShowsOnlyDocumentsPredictedAsThatLabel) {
+    const fs::path model = make_classifier("cli-nli-store", {{"0", "contradiction"}, {"1", "neutral"}, {"2", "entailment"}}, "");
+    fs::copy_file(fixtures_dir() / "tokenizer/bart/tokenizer.json", model / "tokenizer.json");
+    const fs::path dir = scratch_dir("cli-classify-store");
+    std::ofstream(dir / "doc.txt") << "The orchestra tuned their instruments before the concert began.";
+    const std::string lib = (dir / "lib.sqlite").string();
+    CliRun r = precis("classify --json --store --library " + lib + " --model " + model.string() + " --labels " +
+                      quote("music, sport") + " " + (dir / "doc.txt").string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const std::string predicted = j["predicted"][0].get<std::string>();
+    const std::string other = predicted == "music" ? "sport" : "music";
+    // Both labels were scored and stored; only the predicted one lists the document.
+    CliRun listed = precis("library list --library " + lib + " --label " + predicted);
+    ASSERT_EQ(listed.code, 0) << listed.err;
+    EXPECT_NE(listed.out.find("doc"), std::string::npos) << listed.out;
+    CliRun not_listed = precis("library list --library " + lib + " --label " + other);
+    ASSERT_EQ(not_listed.code, 0) << not_listed.err;
+    EXPECT_EQ(not_listed.out, "") << not_listed.out;
+}
 }  // namespace
 }  // namespace precis::test
