@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/int8_gemm.h"
 #include "engine/backend/lowp_linear.h"
 #include "engine/core/error.h"
 
@@ -84,14 +85,16 @@ public:
     }
 
     // int8 / fp16 weights: the weight-only GEMV for a few rows (decoding is bound by the
-    // bytes of weights read), else the weights widened to fp32 once and the fp32 path.
-    // Widening costs out*in against 2*rows*out*in for the product (see lowp_linear.h).
+    // bytes of weights read); for many rows int8 runs in integers (int8_gemm.h) and fp16
+    // is widened to fp32 once and takes the fp32 path (widening costs out*in against
+    // 2*rows*out*in for the product, see lowp_linear.h).
     void linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                 float* y) override {
         check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
         if (rows == 0) return;
         if (w.format == WeightFormat::F32) return linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
         if (rows <= kLowpGemvMaxRows) return lowp_gemv(x, rows, in, w, b, out, y);
+        if (w.format == WeightFormat::I8) return int8_gemm(x, rows, in, w, b, out, y);
         // One buffer per calling thread: engine workers may share a backend.
         thread_local std::vector<float> widened;
         if (widened.size() < size_t(out * in)) widened.resize(size_t(out * in));
