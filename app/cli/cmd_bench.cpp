@@ -150,7 +150,7 @@ double copy_bandwidth_bytes_per_second() {
 // query and output, feed-forward and the LM head (cross keys/values are computed once).
 size_t decoder_bytes_per_token(const BartWeights& w) {
     auto lin = [](const LinearWeights& l) { return l.weight.nbytes() + (l.scales.defined() ? l.scales.nbytes() : 0); };
-    size_t n = w.lm_head.weight.defined() ? lin(w.lm_head) : w.shared.nbytes();
+    size_t n = lin(w.lm_head);
     for (const DecoderLayerWeights& l : w.decoder_layers)
         n += lin(l.self_attn.q) + lin(l.self_attn.k) + lin(l.self_attn.v) + lin(l.self_attn.out) +
              lin(l.cross_attn.q) + lin(l.cross_attn.out) + lin(l.fc1) + lin(l.fc2);

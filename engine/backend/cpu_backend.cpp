@@ -58,6 +58,7 @@ void linear_block(const float* x, int64_t rows, int64_t in, const float* w, cons
 
 class CpuBackend final : public Backend {
 public:
+    using Backend::embed;
     using Backend::linear;
     std::string name() const override { return "cpu"; }
 
@@ -146,6 +147,25 @@ public:
         }
     }
 
+    // Each token's row widened to float32 (the same rounding the LM head's GEMV applies),
+    // then scaled and summed with its position as in the float32 version.
+    void embed(const int64_t* ids, int64_t rows, const WeightRef& table, int64_t vocab, int64_t dim, float scale,
+               const float* positions, int64_t pos0, float* out) override {
+        if (table.format == WeightFormat::F32)
+            return embed(ids, rows, static_cast<const float*>(table.data), vocab, dim, scale, positions, pos0, out);
+        for (int64_t r = 0; r < rows; ++r) {
+            check(ids[r] >= 0 && ids[r] < vocab,
+                  "token id " + std::to_string(ids[r]) + " is outside the vocabulary of " + std::to_string(vocab));
+        }
+#pragma omp parallel for if (rows > 64)
+        for (int64_t r = 0; r < rows; ++r) {
+            float* o = out + r * dim;
+            widen_weight_rows(table, dim, ids[r], ids[r] + 1, o);
+            const float* p = positions ? positions + (pos0 + r) * dim : nullptr;
+            for (int64_t i = 0; i < dim; ++i) o[i] = o[i] * scale + (p ? p[i] : 0.f);
+        }
+    }
+
     void add_bias(float* y, const float* bias, int64_t rows, int64_t n) override {
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t i = 0; i < n; ++i) y[r * n + i] += bias[i];
@@ -158,6 +178,12 @@ void Backend::linear(const float* x, int64_t rows, int64_t in, const WeightRef& 
                      float* y) {
     check(w.format == WeightFormat::F32, "backend " + name() + " has no kernels for int8 or fp16 weights");
     linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
+}
+
+void Backend::embed(const int64_t* ids, int64_t rows, const WeightRef& table, int64_t vocab, int64_t dim, float scale,
+                    const float* positions, int64_t pos0, float* out) {
+    check(table.format == WeightFormat::F32, "backend " + name() + " has no int8 or fp16 embeddings");
+    embed(ids, rows, static_cast<const float*>(table.data), vocab, dim, scale, positions, pos0, out);
 }
 
 std::unique_ptr<Backend> make_cpu_backend() {

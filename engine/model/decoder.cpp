@@ -68,7 +68,7 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
     float* x = x_.data<float>();
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
     for (int r = 0; r < rows_; ++r)
-        be_.embed(tokens + int64_t(r) * new_len, new_len, w.shared.data<float>(), cfg.vocab_size, D, scale,
+        be_.embed(tokens + int64_t(r) * new_len, new_len, w.token_embeddings(), cfg.vocab_size, D, scale,
                   w.decoder_positions.data<float>(), 2 + length_, x + int64_t(r) * new_len * D);
     be_.add_layer_norm(x, nullptr, n, D, w.decoder_embedding_norm.g(), w.decoder_embedding_norm.b(), 1e-5f);
     auto snapshot = [&] {
@@ -160,7 +160,7 @@ void DecoderState::logits(float* out, int new_len) const {
     const ModelConfig& cfg = model_.config();
     const BartWeights& w = model_.weights();
     const int64_t V = cfg.vocab_size, n = int64_t(rows_) * new_len;
-    const WeightRef head = w.lm_head.weight.defined() ? w.lm_head.ref() : WeightRef{WeightFormat::F32, w.shared.raw()};
+    const WeightRef head = w.lm_head.ref();
     be_.linear(x_.data<float>(), n, D_, head, w.final_logits_bias.data<float>(), V, out);
 }
 

@@ -161,7 +161,9 @@ TEST(RandomWeights, EveryComputeTypeStoresTheSameValuesAndTheRightNumberOfBytes)
     EXPECT_EQ(f16.lm_head.weight.dtype(), DType::F16);
     EXPECT_EQ(i8.encoder_layers[1].fc2.weight.dtype(), DType::I8);
     EXPECT_EQ(f16.decoder_layers[0].cross_attn.k.weight.dtype(), DType::F16);
-    EXPECT_EQ(i8.shared.dtype(), DType::F32) << "embeddings stay float32";
+    EXPECT_FALSE(i8.shared.defined()) << "the embeddings are the quantized LM head, held once";
+    EXPECT_EQ(f16.shared.dtype(), DType::F32) << "fp16-weights looks embeddings up in float32";
+    EXPECT_EQ(i8.token_embeddings().data, i8.lm_head.weight.raw());
     // The same seed draws the same values: widened back they are within a rounding step.
     const LinearWeights& a = f32.decoder_layers[1].fc1;
     const LinearWeights& q = i8.decoder_layers[1].fc1;
