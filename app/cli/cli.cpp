@@ -20,7 +20,7 @@ Without a command, precis opens the desktop application.
             [--attention lsg|full|fovea] [--sparsity-type T] [--block-size N]
             [--sparse-block-size N] [--sparsity-factor N] [--num-global-tokens N]
             [--max-positions N] [--lsh-seed N] [--max-input-tokens N]
-            [--compute-type fp32|int8|fp16-weights]
+            [--compute-type auto|fp32|int8|fp16-weights]
   classify FILE... --model DIR [--labels "a,b,c"] [--multi-label] [--threshold X] [--json]
            [--template "This text is about {}."] [--store] [--library DB]
   batch DIR [--library DB] [--recursive] [--retry-failed] [--classifier DIR [--labels ...]]

@@ -150,7 +150,7 @@ double copy_bandwidth_bytes_per_second() {
 // query and output, feed-forward and the LM head (cross keys/values are computed once).
 size_t decoder_bytes_per_token(const BartWeights& w) {
     auto lin = [](const LinearWeights& l) { return l.weight.nbytes() + (l.scales.defined() ? l.scales.nbytes() : 0); };
-    size_t n = w.lm_head.weight.defined() ? lin(w.lm_head) : w.shared.nbytes();
+    size_t n = lin(w.lm_head);
     for (const DecoderLayerWeights& l : w.decoder_layers)
         n += lin(l.self_attn.q) + lin(l.self_attn.k) + lin(l.self_attn.v) + lin(l.self_attn.out) +
              lin(l.cross_attn.q) + lin(l.cross_attn.out) + lin(l.fc1) + lin(l.fc2);
@@ -236,9 +236,11 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     std::vector<double> gemm;
     for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att, enc.rows[0].sparse_path));
     const double bandwidth = copy_bandwidth_bytes_per_second();
-    // Cross-attention reads every layer's keys and values over the whole input each step.
+    // Cross-attention reads every layer's keys and values over the whole input each step
+    // (float32, or half precision beside int8 / fp16 weights).
+    const double kv_element_bytes = model->compute_type() == ComputeType::Fp32 ? 4.0 : 2.0;
     const double cross_kv_bytes =
-        2.0 * c.decoder_layers * double(enc.rows[0].memory.dim(0)) * double(c.d_model) * sizeof(float);
+        2.0 * c.decoder_layers * double(enc.rows[0].memory.dim(0)) * double(c.d_model) * kv_element_bytes;
     const double step_bytes = double(decoder_bytes_per_token(model->weights())) + cross_kv_bytes;
 
     nlohmann::json j;

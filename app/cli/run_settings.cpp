@@ -5,6 +5,8 @@
 
 #include "app/paths.h"
 #include "engine/backend/backend.h"
+#include "engine/core/checked.h"
+#include "engine/model/compute_type_choice.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/input_text.h"
@@ -38,6 +40,22 @@ ComputeType compute_type_from_flags(const Arguments& args) {
 }
 
 namespace {
+
+// --compute-type as given; when it is not (or is "auto"), fp32 unless the model would not
+// fit in the memory free now, then int8 with a notice on stderr.
+ComputeType compute_type_for_model(const fs::path& dir, const Arguments& args) {
+    const std::string given = args.value_or("--compute-type", "auto");
+    if (given != "auto") return parse_compute_type(given);
+    ModelConfig cfg;
+    try {
+        cfg = parse_model_config(dir / "config.json");
+    } catch (const Error&) {
+        return ComputeType::Fp32;  // Model::load reports what is wrong with the folder
+    }
+    const ComputeTypeChoice choice = choose_compute_type(cfg, available_memory_bytes());
+    if (!choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
+    return choice.type;
+}
 
 EncoderAttention parse_attention_kind(const std::string& s) {
     if (s == "lsg") return EncoderAttention::Lsg;
@@ -81,7 +99,7 @@ LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& arg
     const fs::path& dir = where.dir;
     LoadOptions lo;
     lo.tokenizer_dir = where.tokenizer_dir;
-    lo.compute_type = compute_type_from_flags(args);
+    lo.compute_type = compute_type_for_model(dir, args);
     if (auto v = args.int_value("--max-positions")) {
         check(*v > 0 && *v <= kMaxPositionsLimit, "--max-positions must be between 1 and " +
                                                       std::to_string(kMaxPositionsLimit) + ", not " + std::to_string(*v));

@@ -23,7 +23,9 @@ namespace precis::cli {
 std::set<std::string> attention_option_names();   // --attention, --sparsity-type, ...
 std::set<std::string> generation_option_names();  // --beams, --length-penalty, ...
 std::set<std::string> generation_flag_names();    // --early-stopping
-// --compute-type fp32|int8|fp16-weights: how the linear layers hold their weights.
+// --compute-type fp32|int8|fp16-weights: how the linear layers hold their weights (fp32
+// when not given). Loading a model folder also takes "auto", its default there: fp32
+// unless the model would not fit in the free memory (see compute_type_choice.h).
 ComputeType compute_type_from_flags(const Arguments& args);
 // Everything a summarizing command takes: attention, generation, --model, --device,
 // --compute-type.

@@ -39,6 +39,10 @@ public:
     // out[rows, dim] = table[ids[r]] * scale + positions[pos0 + r] (positions may be null).
     virtual void embed(const int64_t* ids, int64_t rows, const float* table, int64_t vocab, int64_t dim,
                        float scale, const float* positions, int64_t pos0, float* out) = 0;
+    // The same with the table in any WeightFormat (int8 / fp16 embeddings are the tied LM
+    // head's quantized matrix). The default handles F32 only.
+    virtual void embed(const int64_t* ids, int64_t rows, const WeightRef& table, int64_t vocab, int64_t dim,
+                       float scale, const float* positions, int64_t pos0, float* out);
     // y[n] += bias[n]
     virtual void add_bias(float* y, const float* bias, int64_t rows, int64_t n) = 0;
 };

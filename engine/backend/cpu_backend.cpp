@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/int8_gemm.h"
 #include "engine/backend/lowp_linear.h"
 #include "engine/core/error.h"
 
@@ -57,6 +58,7 @@ void linear_block(const float* x, int64_t rows, int64_t in, const float* w, cons
 
 class CpuBackend final : public Backend {
 public:
+    using Backend::embed;
     using Backend::linear;
     std::string name() const override { return "cpu"; }
 
@@ -84,14 +86,16 @@ public:
     }
 
     // int8 / fp16 weights: the weight-only GEMV for a few rows (decoding is bound by the
-    // bytes of weights read), else the weights widened to fp32 once and the fp32 path.
-    // Widening costs out*in against 2*rows*out*in for the product (see lowp_linear.h).
+    // bytes of weights read); for many rows int8 runs in integers (int8_gemm.h) and fp16
+    // is widened to fp32 once and takes the fp32 path (widening costs out*in against
+    // 2*rows*out*in for the product, see lowp_linear.h).
     void linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                 float* y) override {
         check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
         if (rows == 0) return;
         if (w.format == WeightFormat::F32) return linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
         if (rows <= kLowpGemvMaxRows) return lowp_gemv(x, rows, in, w, b, out, y);
+        if (w.format == WeightFormat::I8) return int8_gemm(x, rows, in, w, b, out, y);
         // One buffer per calling thread: engine workers may share a backend.
         thread_local std::vector<float> widened;
         if (widened.size() < size_t(out * in)) widened.resize(size_t(out * in));
@@ -143,6 +147,25 @@ public:
         }
     }
 
+    // Each token's row widened to float32 (the same rounding the LM head's GEMV applies),
+    // then scaled and summed with its position as in the float32 version.
+    void embed(const int64_t* ids, int64_t rows, const WeightRef& table, int64_t vocab, int64_t dim, float scale,
+               const float* positions, int64_t pos0, float* out) override {
+        if (table.format == WeightFormat::F32)
+            return embed(ids, rows, static_cast<const float*>(table.data), vocab, dim, scale, positions, pos0, out);
+        for (int64_t r = 0; r < rows; ++r) {
+            check(ids[r] >= 0 && ids[r] < vocab,
+                  "token id " + std::to_string(ids[r]) + " is outside the vocabulary of " + std::to_string(vocab));
+        }
+#pragma omp parallel for if (rows > 64)
+        for (int64_t r = 0; r < rows; ++r) {
+            float* o = out + r * dim;
+            widen_weight_rows(table, dim, ids[r], ids[r] + 1, o);
+            const float* p = positions ? positions + (pos0 + r) * dim : nullptr;
+            for (int64_t i = 0; i < dim; ++i) o[i] = o[i] * scale + (p ? p[i] : 0.f);
+        }
+    }
+
     void add_bias(float* y, const float* bias, int64_t rows, int64_t n) override {
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t i = 0; i < n; ++i) y[r * n + i] += bias[i];
@@ -155,6 +178,12 @@ void Backend::linear(const float* x, int64_t rows, int64_t in, const WeightRef& 
                      float* y) {
     check(w.format == WeightFormat::F32, "backend " + name() + " has no kernels for int8 or fp16 weights");
     linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
+}
+
+void Backend::embed(const int64_t* ids, int64_t rows, const WeightRef& table, int64_t vocab, int64_t dim, float scale,
+                    const float* positions, int64_t pos0, float* out) {
+    check(table.format == WeightFormat::F32, "backend " + name() + " has no int8 or fp16 embeddings");
+    embed(ids, rows, static_cast<const float*>(table.data), vocab, dim, scale, positions, pos0, out);
 }
 
 std::unique_ptr<Backend> make_cpu_backend() {

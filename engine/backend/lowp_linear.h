@@ -8,16 +8,17 @@
 //    half -> float) and multiplies it into up to four activation rows with FMA. Decoding
 //    is bound by memory bandwidth, so reading a quarter (int8) or half (fp16) of the
 //    fp32 bytes is the whole win.
-//  - many rows (encoder, cross-attention keys/values): the weights are widened to fp32
-//    once per call into a scratch buffer and OpenBLAS's sgemm does the product; the
-//    widening costs out*in operations against 2*rows*out*in for the product.
+//  - many rows (encoder, cross-attention keys/values): int8 weights go to the integer
+//    GEMM (int8_gemm.h); fp16 weights are widened to fp32 once per call into a scratch
+//    buffer and OpenBLAS's sgemm does the product (the widening costs out*in operations
+//    against 2*rows*out*in for the product).
 #include <cstdint>
 
 #include "engine/backend/backend.h"
 
 namespace precis {
 
-// Rows up to this count use the GEMV kernel, more use widen + sgemm.
+// Rows up to this count use the GEMV kernel, more the GEMM paths.
 constexpr int64_t kLowpGemvMaxRows = 16;
 
 // Symmetric per-row int8: scales[o] = max|W[o, :]| / 127 (1 for an all-zero row),

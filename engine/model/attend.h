@@ -11,6 +11,10 @@ struct AttendArgs {
     const float* q; int64_t ldq;  // [nq, hd] for this head, rows ldq apart
     const float* k; int64_t ldk;  // [nk, hd]
     const float* v; int64_t ldv;  // [nk, hd]
+    // Keys and values held as IEEE half instead (k and v null), same strides in elements:
+    // the decoder's cross-attention memory when the weights are int8 or fp16.
+    const uint16_t* k16 = nullptr;
+    const uint16_t* v16 = nullptr;
     int64_t nq, nk, hd;
     float scale = 1.f;              // applied to q.k
     const float* key_mask = nullptr;  // additive [nk] or null
@@ -21,5 +25,7 @@ struct AttendArgs {
 
 // `scratch` grows to nq * nk floats as needed and is reused between calls.
 void attend(const AttendArgs& a, std::vector<float>& scratch);
+// attend() for k16 / v16 (called by attend when k16 is set).
+void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch);
 
 }  // namespace precis

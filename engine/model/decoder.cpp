@@ -46,6 +46,14 @@ DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOu
             Tensor k = Tensor::empty(DType::F32, {S, D_}), v = Tensor::empty(DType::F32, {S, D_});
             be_.linear(row.memory.data<float>(), S, D_, ca.k.ref(), ca.k.b(), D_, k.data<float>());
             be_.linear(row.memory.data<float>(), S, D_, ca.v.ref(), ca.v.b(), D_, v.data<float>());
+            // With int8 / fp16 weights the cross keys/values are kept in half precision:
+            // every decoding step reads all of them (12 x 2 x 4096 x 1024 floats = 400 MB at
+            // bart-large on 4k tokens, more than the int8 weights), so half the bytes is
+            // nearly half the step; their rounding (2^-11) is below the weights'.
+            if (w.compute_type != ComputeType::Fp32) {
+                k = k.to(DType::F16);
+                v = v.to(DType::F16);
+            }
             cross_k_.push_back(std::move(k));
             cross_v_.push_back(std::move(v));
         }
@@ -68,7 +76,7 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
     float* x = x_.data<float>();
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
     for (int r = 0; r < rows_; ++r)
-        be_.embed(tokens + int64_t(r) * new_len, new_len, w.shared.data<float>(), cfg.vocab_size, D, scale,
+        be_.embed(tokens + int64_t(r) * new_len, new_len, w.token_embeddings(), cfg.vocab_size, D, scale,
                   w.decoder_positions.data<float>(), 2 + length_, x + int64_t(r) * new_len * D);
     be_.add_layer_norm(x, nullptr, n, D, w.decoder_embedding_norm.g(), w.decoder_embedding_norm.b(), 1e-5f);
     auto snapshot = [&] {
@@ -129,9 +137,17 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
                 AttendArgs a;
                 a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
                 a.ldq = D;
-                a.k = cross_k_[size_t(l) * items + item].data<float>() + h * hd_;
+                const Tensor& ck = cross_k_[size_t(l) * items + item];
+                const Tensor& cv = cross_v_[size_t(l) * items + item];
+                if (ck.dtype() == DType::F16) {
+                    a.k = a.v = nullptr;
+                    a.k16 = ck.data<uint16_t>() + h * hd_;
+                    a.v16 = cv.data<uint16_t>() + h * hd_;
+                } else {
+                    a.k = ck.data<float>() + h * hd_;
+                    a.v = cv.data<float>() + h * hd_;
+                }
                 a.ldk = D;
-                a.v = cross_v_[size_t(l) * items + item].data<float>() + h * hd_;
                 a.ldv = D;
                 a.nq = new_len;
                 a.nk = cross_len_[size_t(item)];
@@ -160,7 +176,7 @@ void DecoderState::logits(float* out, int new_len) const {
     const ModelConfig& cfg = model_.config();
     const BartWeights& w = model_.weights();
     const int64_t V = cfg.vocab_size, n = int64_t(rows_) * new_len;
-    const WeightRef head = w.lm_head.weight.defined() ? w.lm_head.ref() : WeightRef{WeightFormat::F32, w.shared.raw()};
+    const WeightRef head = w.lm_head.ref();
     be_.linear(x_.data<float>(), n, D_, head, w.final_logits_bias.data<float>(), V, out);
 }
 

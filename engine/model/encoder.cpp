@@ -94,7 +94,7 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         float* xp = x.data<float>();
         if (G > 0) std::memcpy(xp, w.global_embeddings.data<float>(), size_t(G * D) * sizeof(float));
         const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
-        be.embed(row_ids.data(), Tp, w.shared.data<float>(), cfg.vocab_size, D, scale,
+        be.embed(row_ids.data(), Tp, w.token_embeddings(), cfg.vocab_size, D, scale,
                  w.encoder_positions.data<float>(), 2, xp + G * D);
         be.add_layer_norm(xp, nullptr, S, D, w.encoder_embedding_norm.g(), w.encoder_embedding_norm.b(), 1e-5f);
 

@@ -61,7 +61,7 @@ std::shared_ptr<const Model> Model::from_parts(ModelConfig cfg, BartWeights weig
 }
 
 size_t Model::parameter_count() const {
-    size_t n = weights_.shared.numel() + weights_.encoder_positions.numel() + weights_.decoder_positions.numel();
+    size_t n = weights_.lm_head.weight.numel() + weights_.encoder_positions.numel() + weights_.decoder_positions.numel();
     auto lin = [](const LinearWeights& l) { return size_t(l.weight.numel() + (l.bias.defined() ? l.bias.numel() : 0)); };
     auto att = [&](const AttentionWeights& a) { return lin(a.q) + lin(a.k) + lin(a.v) + lin(a.out); };
     for (auto& l : weights_.encoder_layers) n += att(l.self_attn) + lin(l.fc1) + lin(l.fc2) + 4 * config_.d_model;

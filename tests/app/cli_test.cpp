@@ -119,6 +119,25 @@ TEST(Cli, ForwardTakesAComputeTypeAndRejectsUnknownOnes) {
     EXPECT_NE(r.err.find("--compute-type must be fp32, int8 or fp16-weights"), std::string::npos) << r.err;
 }
 
+TEST(Cli, ForwardWithoutAComputeTypeRunsFp32WhenTheModelFitsInFreeMemory) {
+    const FixtureCase c = FixtureCase::load("bart-tiny");
+    const fs::path dir = scratch_dir("cli-forward-auto");
+    nlohmann::json in;
+    in["input_ids"] = id_rows(c.tensors.at("main.input_ids"));
+    in["attention_mask"] = id_rows(c.tensors.at("main.attention_mask"));
+    in["decoder_input_ids"] = id_rows(c.tensors.at("decoder_input_ids"));
+    std::ofstream(dir / "in.json") << in.dump();
+    const std::string base = "forward --model " + c.model_dir.string() + " --input " + (dir / "in.json").string() +
+                             " --out " + (dir / "out.safetensors").string();
+    for (const std::string flag : {"", " --compute-type auto"}) {
+        CliRun r = precis(base + flag);
+        ASSERT_EQ(r.code, 0) << r.err;
+        EXPECT_EQ(r.err.find("int8"), std::string::npos) << "a tiny model fits: no notice, no int8\n" << r.err;
+        const Tensor logits = read_safetensors(dir / "out.safetensors").tensors.at("logits");
+        EXPECT_LE(tolerance_excess(logits.to_f32(), c.tensors.at("main.logits"), 1e-4, 1e-4), 0.0) << flag;
+    }
+}
+
 TEST(Cli, BenchRunsEveryComputeTypeSideBySideWithRatiosToFp32) {
     CliRun r = precis("bench --shape tiny --attention full --lengths 64 --repeat 1 --new-tokens 4 --json");
     ASSERT_EQ(r.code, 0) << r.err;

@@ -114,14 +114,16 @@ struct Tally {
 };
 
 // Bounds, with the reasoning: per-row int8 rounding perturbs every product by ~0.7%
-// (lowp_linear_test); through the 2-layer tiny models that measured 0.5-2.7% on the
-// logits and 0.5-2.2% on the encoder states, except where attention picks keys by a
-// hard choice (norm top-k with gaps of 5e-5: 6.4% on lsg-norm-sf4). The bounds leave
+// (lowp_linear_test), the encoder's integer GEMM rounds its activations too (~1.7% in
+// all, int8_gemm_test) and the token embeddings are the int8 LM head's rows; through the
+// 2-layer tiny models that measured worst 4.4% / mean 2.7% on the logits and mean 2.7% on
+// the encoder states, the worst where attention picks keys by a hard choice (norm top-k
+// with gaps of 5e-5: 6.9% on lsg-norm-sf4). The bounds leave
 // room over the worst measured without letting a broken kernel (errors of order 1) through.
 constexpr double kInt8EncoderWorst = 0.1, kInt8LogitsWorst = 0.06;
 // Sequences: the fixtures' greedy top-1/top-2 gaps are as small as 2.2e-3 while int8
 // moves logits by ~1e-2 (random tiny models have nearly flat distributions), so many
-// sequences diverge somewhere; measured 130/212 identical. Half must be.
+// sequences diverge somewhere; measured 117/212 identical. Half must be.
 constexpr double kInt8SequenceAgreement = 0.5;
 
 TEST(Int8Accuracy, EncoderStatesAndLogitsStayCloseToFloat32AndMostSequencesAgree) {

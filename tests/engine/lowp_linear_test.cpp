@@ -60,8 +60,11 @@ TEST_P(LowpLinear, MatchesFloat32OnTheWidenedWeightsAndBoundsTheQuantizationErro
     be->linear(x.data(), rows, in, widened.data(), b.data(), out, y_widened.data());
     be->linear(x.data(), rows, in, w.data(), b.data(), out, y_fp32.data());
 
-    EXPECT_LT(normalized_error(y, y_widened), 2e-6) << "the kernel itself";
-    const double bound = type == ComputeType::Int8 ? 1.2e-2 : 5e-4;
+    // Past the GEMV rows int8 runs in integers with quantized activations (int8_gemm_test
+    // checks that kernel exactly); its bound here adds the activations' rounding.
+    const bool int8_gemm_path = type == ComputeType::Int8 && rows > kLowpGemvMaxRows;
+    if (!int8_gemm_path) EXPECT_LT(normalized_error(y, y_widened), 2e-6) << "the kernel itself";
+    const double bound = type == ComputeType::Int8 ? (int8_gemm_path ? 2.5e-2 : 1.2e-2) : 5e-4;
     const double q = normalized_error(y, y_fp32);
     EXPECT_LT(q, bound) << "quantization error";
     EXPECT_GT(q, 0.0);  // the weights really were stored in fewer bits
@@ -70,15 +73,15 @@ TEST_P(LowpLinear, MatchesFloat32OnTheWidenedWeightsAndBoundsTheQuantizationErro
 TEST_P(LowpLinear, WithoutBiasAddsNothing) {
     set_cpu_threads(2);
     const auto [type, rows, in, out] = GetParam();
-    const std::vector<float> w = gaussian(size_t(out * in), 4, 0.05f), x = gaussian(size_t(rows * in), 5);
+    const std::vector<float> w = gaussian(size_t(out * in), 4, 0.05f), x = gaussian(size_t(rows * in), 5),
+                             zeros(size_t(out), 0.f);
     Tensor scales;
     const LinearWeights lw{LinearWeights::stored_as(Tensor::from_floats({out, in}, w), type, &scales), scales, {}};
     auto be = make_cpu_backend();
-    std::vector<float> y(size_t(rows * out)), widened(size_t(out * in)), ref(y.size());
+    std::vector<float> y(size_t(rows * out)), ref(y.size());
     be->linear(x.data(), rows, in, lw.ref(), nullptr, out, y.data());
-    widen_weight(lw.ref(), out, in, widened.data());
-    be->linear(x.data(), rows, in, widened.data(), nullptr, out, ref.data());
-    EXPECT_LT(normalized_error(y, ref), 2e-6);
+    be->linear(x.data(), rows, in, lw.ref(), zeros.data(), out, ref.data());
+    EXPECT_EQ(y, ref);
 }
 
 std::string shape_label(const ::testing::TestParamInfo<Shape3>& info) {
@@ -88,7 +91,7 @@ std::string shape_label(const ::testing::TestParamInfo<Shape3>& info) {
 }
 
 // Rows 1..5 and 16 take the GEMV (1-4 rows per pass, remainders), 17 and 200 the
-// widen + sgemm path; 100 and 37 leave tails after the 16- and 8-wide loops.
+// int8 GEMM (int8) or widen + sgemm (fp16); 100 and 37 leave tails after the 16- and 8-wide loops.
 INSTANTIATE_TEST_SUITE_P(
     EveryPathAndTail, LowpLinear,
     ::testing::Combine(::testing::Values(ComputeType::Int8, ComputeType::Fp16Weights),
@@ -158,7 +161,9 @@ TEST(RandomWeights, EveryComputeTypeStoresTheSameValuesAndTheRightNumberOfBytes)
     EXPECT_EQ(f16.lm_head.weight.dtype(), DType::F16);
     EXPECT_EQ(i8.encoder_layers[1].fc2.weight.dtype(), DType::I8);
     EXPECT_EQ(f16.decoder_layers[0].cross_attn.k.weight.dtype(), DType::F16);
-    EXPECT_EQ(i8.shared.dtype(), DType::F32) << "embeddings stay float32";
+    EXPECT_FALSE(i8.shared.defined()) << "the embeddings are the quantized LM head, held once";
+    EXPECT_EQ(f16.shared.dtype(), DType::F32) << "fp16-weights looks embeddings up in float32";
+    EXPECT_EQ(i8.token_embeddings().data, i8.lm_head.weight.raw());
     // The same seed draws the same values: widened back they are within a rounding step.
     const LinearWeights& a = f32.decoder_layers[1].fc1;
     const LinearWeights& q = i8.decoder_layers[1].fc1;

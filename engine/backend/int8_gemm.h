@@ -1,0 +1,35 @@
+#pragma once
+// The int8 matrix product for many activation rows (the encoder's linear layers, the
+// decoder's cross-attention keys/values), on AVX2 without VNNI.
+//
+// y[r, o] = sum_i x[r, i] * W[o, i] is computed in integers: each activation row is
+// quantized on the fly to unsigned 7-bit values with its own scale and zero point
+// (x ~= (u - zero) * scale), the weights are the stored symmetric per-row int8 values,
+// and vpmaddubsw (u8 x s8 pairs -> s16) + vpmaddwd (-> s32) accumulate in int32:
+//   y[r, o] = scale[r] * w_scale[o] * (sum_i u[r, i] * q[o, i] - zero[r] * sum_i q[o, i]).
+// Why 7 bits: vpmaddubsw adds two u8*s8 products in a saturating int16; with u <= 127
+// and |q| <= 127 the pair is at most 32258, so it never saturates (u8 activations would,
+// and silently). Asymmetric (zero point per row) gives back most of the lost bit on the
+// one-sided inputs after GELU.
+#include <cstdint>
+
+#include "engine/backend/backend.h"
+
+namespace precis {
+
+// The largest unsigned activation value (see above).
+constexpr int kActivationLevels = 127;
+
+// One activation row quantized: x[i] ~= (q[i] - zero) * scale, q in [0, kActivationLevels].
+// The range always includes 0, so zero is exact; an all-zero row gets scale 1, zero 0.
+struct ActivationScale {
+    float scale = 1.f;
+    int32_t zero = 0;
+};
+ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q);
+
+// y[rows, out] = x[rows, in] * W[out, in]^T + b[out] (b may be null) with W stored I8;
+// threaded with OpenMP over output columns.
+void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y);
+
+}  // namespace precis

@@ -1,0 +1,207 @@
+// The int8 GEMM (7-bit asymmetric activations per row x int8 weights per output row,
+// int32 sums) against two references:
+//  - an exact one computed in double from the same quantized activations and weights:
+//    the integer sums are exact, so only the final float scaling differs (~1e-7);
+//  - float32 sgemm on the original weights and activations: this is the whole
+//    quantization error. Weight rounding alone is <= 0.8% (lowp_linear_test); a Gaussian
+//    activation row spans about +-3.3 sigma in 127 steps, so its rounding adds
+//    0.052 / sqrt(12) = 1.5%; together about 1.7%, bounded here at 2.5%.
+// Shapes cover the edges: 1 row, 4k+1 rows (micro-kernel tails), 17 (just past the
+// GEMV), inputs not a multiple of 4, outputs not a multiple of 16 or 8.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <ctime>
+#include <cstdio>
+#include <random>
+#include <tuple>
+
+#include "engine/backend/backend.h"
+#include "engine/backend/int8_gemm.h"
+#include "engine/backend/lowp_linear.h"
+#include "engine/model/bart_weights.h"
+
+namespace precis::test {
+namespace {
+
+std::vector<float> gaussian(size_t n, uint32_t seed, float sigma = 1.f) {
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> d(0.f, sigma);
+    std::vector<float> v(n);
+    for (float& x : v) x = d(rng);
+    return v;
+}
+
+double normalized_error(const std::vector<float>& y, const std::vector<float>& ref) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < y.size(); ++i) {
+        num += (double(y[i]) - ref[i]) * (double(y[i]) - ref[i]);
+        den += double(ref[i]) * ref[i];
+    }
+    return std::sqrt(num / std::max(den, 1e-30));
+}
+
+struct QuantizedLinear {
+    std::vector<int8_t> q;
+    std::vector<float> scales;
+    WeightRef ref() const { return {WeightFormat::I8, q.data(), scales.data()}; }
+};
+
+QuantizedLinear quantize(const std::vector<float>& w, int64_t out, int64_t in) {
+    QuantizedLinear l{std::vector<int8_t>(size_t(out * in)), std::vector<float>(size_t(out))};
+    quantize_rows_int8(w.data(), out, in, l.q.data(), l.scales.data());
+    return l;
+}
+
+// The product the kernel promises, in double from the same integers.
+std::vector<float> exact_reference(const std::vector<float>& x, int64_t rows, int64_t in, const QuantizedLinear& w,
+                                   const std::vector<float>& b, int64_t out) {
+    std::vector<float> y(size_t(rows * out));
+    std::vector<uint8_t> u{std::vector<uint8_t>(size_t(in))};
+    for (int64_t r = 0; r < rows; ++r) {
+        const ActivationScale s = quantize_activation_row(x.data() + r * in, in, u.data());
+        for (int64_t o = 0; o < out; ++o) {
+            int64_t dot = 0;
+            for (int64_t i = 0; i < in; ++i) dot += (int64_t(u[size_t(i)]) - s.zero) * w.q[size_t(o * in + i)];
+            y[size_t(r * out + o)] = float(double(dot) * s.scale * w.scales[size_t(o)] + (b.empty() ? 0.0 : b[size_t(o)]));
+        }
+    }
+    return y;
+}
+
+using Shape = std::tuple<int64_t, int64_t, int64_t>;  // rows, in, out
+
+class Int8Gemm : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(Int8Gemm, EqualsTheIntegerProductOfTheQuantizedValues) {
+    set_cpu_threads(2);
+    const auto [rows, in, out] = GetParam();
+    const std::vector<float> w = gaussian(size_t(out * in), 1, 0.05f), x = gaussian(size_t(rows * in), 2),
+                             b = gaussian(size_t(out), 3);
+    const QuantizedLinear q = quantize(w, out, in);
+    std::vector<float> y(size_t(rows * out), NAN);
+    int8_gemm(x.data(), rows, in, q.ref(), b.data(), out, y.data());
+    EXPECT_LT(normalized_error(y, exact_reference(x, rows, in, q, b, out)), 1e-6);
+}
+
+TEST_P(Int8Gemm, StaysWithinTheQuantizationBoundOfFloat32) {
+    set_cpu_threads(2);
+    const auto [rows, in, out] = GetParam();
+    if (in < 32) GTEST_SKIP() << "too few inputs for a statistical bound";
+    const std::vector<float> w = gaussian(size_t(out * in), 4, 0.05f), x = gaussian(size_t(rows * in), 5),
+                             b = gaussian(size_t(out), 6, 0.1f);
+    const QuantizedLinear q = quantize(w, out, in);
+    auto be = make_cpu_backend();
+    std::vector<float> y(size_t(rows * out)), ref(y.size());
+    int8_gemm(x.data(), rows, in, q.ref(), b.data(), out, y.data());
+    be->linear(x.data(), rows, in, w.data(), b.data(), out, ref.data());
+    const double e = normalized_error(y, ref);
+    EXPECT_LT(e, 2.5e-2);
+    EXPECT_GT(e, 0.0);
+}
+
+std::string shape_label(const ::testing::TestParamInfo<Shape>& info) {
+    const auto [rows, in, out] = info.param;
+    return "rows" + std::to_string(rows) + "_in" + std::to_string(in) + "_out" + std::to_string(out);
+}
+
+INSTANTIATE_TEST_SUITE_P(EdgeSizes, Int8Gemm,
+                         ::testing::Combine(::testing::Values<int64_t>(1, 3, 17, 64, 133),
+                                            ::testing::Values<int64_t>(1, 7, 37, 768),
+                                            ::testing::Values<int64_t>(1, 15, 17, 1000)),
+                         shape_label);
+
+TEST(Int8Gemm, WithoutBiasAddsNothing) {
+    const int64_t rows = 21, in = 50, out = 33;
+    const std::vector<float> w = gaussian(size_t(out * in), 7, 0.05f), x = gaussian(size_t(rows * in), 8);
+    const QuantizedLinear q = quantize(w, out, in);
+    std::vector<float> y(size_t(rows * out));
+    int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, y.data());
+    EXPECT_LT(normalized_error(y, exact_reference(x, rows, in, q, {}, out)), 1e-6);
+}
+
+TEST(Int8Gemm, GivesTheSameBitsOnOneThreadAsOnTwo) {
+    const int64_t rows = 300, in = 768, out = 512;
+    const std::vector<float> w = gaussian(size_t(out * in), 9, 0.05f), x = gaussian(size_t(rows * in), 10);
+    const QuantizedLinear q = quantize(w, out, in);
+    std::vector<float> one(size_t(rows * out)), two(one.size());
+    set_cpu_threads(1);
+    int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, one.data());
+    set_cpu_threads(2);
+    int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, two.data());
+    EXPECT_EQ(one, two);
+}
+
+TEST(Int8Gemm, IsWhatTheCpuBackendUsesForInt8WeightsPastTheGemvRows) {
+    set_cpu_threads(2);
+    const int64_t rows = kLowpGemvMaxRows + 1, in = 64, out = 40;
+    const std::vector<float> w = gaussian(size_t(out * in), 11, 0.05f), x = gaussian(size_t(rows * in), 12);
+    const QuantizedLinear q = quantize(w, out, in);
+    std::vector<float> direct(size_t(rows * out)), through_backend(direct.size());
+    int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, direct.data());
+    make_cpu_backend()->linear(x.data(), rows, in, q.ref(), nullptr, out, through_backend.data());
+    EXPECT_EQ(direct, through_backend);
+}
+
+TEST(ActivationQuantization, UsesSevenBitsKeepsZeroExactAndRoundTripsWithinHalfAStep) {
+    // A one-sided row (as after GELU) and a symmetric one.
+    for (const std::vector<float>& x : {std::vector<float>{-0.17f, 0.f, 0.5f, 3.f, 1.25f, -0.01f, 2.2f},
+                                        gaussian(301, 13)}) {
+        std::vector<uint8_t> u(x.size());
+        const ActivationScale s = quantize_activation_row(x.data(), int64_t(x.size()), u.data());
+        ASSERT_GT(s.scale, 0.f);
+        for (size_t i = 0; i < x.size(); ++i) {
+            EXPECT_LE(u[i], kActivationLevels);
+            EXPECT_LE(std::fabs((float(u[i]) - float(s.zero)) * s.scale - x[i]), 0.5f * s.scale + 1e-6f) << i;
+            if (x[i] == 0.f) EXPECT_EQ(int32_t(u[i]), s.zero);
+        }
+    }
+}
+
+TEST(ActivationQuantization, AnAllZeroRowIsAllZeroPoint) {
+    const std::vector<float> x(19, 0.f);
+    std::vector<uint8_t> u(x.size(), 99);
+    const ActivationScale s = quantize_activation_row(x.data(), int64_t(x.size()), u.data());
+    EXPECT_EQ(s.zero, 0);
+    for (uint8_t v : u) EXPECT_EQ(v, 0);
+}
+
+// Manual timing against sgemm on bart-base / bart-large encoder shapes (no asserts on
+// time); run with --gtest_also_run_disabled_tests --gtest_filter='*Timing*'. One thread,
+// timed by its own CPU clock (best of 5), so that other processes sharing the cores
+// change the figures little: this compares the kernels, not the machine's load.
+TEST(Int8GemmTiming, DISABLED_AgainstSgemmOnEncoderShapes) {
+    set_cpu_threads(1);
+    auto be = make_cpu_backend();
+    for (const Shape& s : {Shape{1024, 768, 768}, Shape{1024, 768, 3072}, Shape{1024, 3072, 768},
+                           Shape{1024, 1024, 1024}, Shape{1024, 1024, 4096}, Shape{1024, 4096, 1024}}) {
+        const auto [rows, in, out] = s;
+        const std::vector<float> w = gaussian(size_t(out * in), 1, 0.05f), x = gaussian(size_t(rows * in), 2);
+        const QuantizedLinear q = quantize(w, out, in);
+        std::vector<float> y(size_t(rows * out));
+        auto time = [&](auto&& f) {
+            f();
+            auto cpu_now = [] {
+                timespec ts{};
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+                return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+            };
+            double best = 1e9;
+            for (int i = 0; i < 5; ++i) {
+                const double t0 = cpu_now();
+                f();
+                best = std::min(best, cpu_now() - t0);
+            }
+            return best;
+        };
+        const double f32 = time([&] { be->linear(x.data(), rows, in, w.data(), nullptr, out, y.data()); });
+        const double i8 = time([&] { int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, y.data()); });
+        const double gmac = double(rows) * in * out * 1e-9;
+        std::printf("rows %5lld in %5lld out %5lld: sgemm %7.2f ms (%5.1f GMAC/s)  int8 %7.2f ms (%5.1f GMAC/s)  x%.2f\n",
+                    (long long)rows, (long long)in, (long long)out, f32 * 1e3, gmac / f32, i8 * 1e3, gmac / i8,
+                    f32 / i8);
+    }
+}
+
+}  // namespace
+}  // namespace precis::test
