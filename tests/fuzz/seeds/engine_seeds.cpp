@@ -92,7 +92,7 @@ void sentencepiece_seeds(const fs::path& fixtures, const fs::path& out, const fs
     for (const auto& [name, flags] : kinds) {
         const fs::path prefix = work / name;
         const std::string args = "--input=" + corpus.string() + " --model_prefix=" + prefix.string() +
-                                 " --vocab_size=120 --hard_vocab_limit=false --character_coverage=1.0"
+                                 " --vocab_size=400 --hard_vocab_limit=false --character_coverage=0.995"
                                  " --num_threads=1 --minloglevel=2 " + flags;
         if (const auto status = sentencepiece::SentencePieceTrainer::Train(args); !status.ok())
             throw std::runtime_error("training the " + std::string(name) + " seed model: " + status.ToString());
