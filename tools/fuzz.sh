@@ -35,12 +35,12 @@ export LSAN_OPTIONS="suppressions=$PWD/packaging/sanitizers/lsan.supp:print_supp
 export QT_QPA_PLATFORM=offscreen
 
 # run TARGET SECONDS: one fuzzing session; libFuzzer exits non-zero on any finding.
-# -timeout turns an input that hangs for 25 s into a finding instead of a silent stall.
+# -max_len fits the largest seed (the 2.1 MB tokenizer.json); -timeout turns an input that hangs for 25 s into a finding instead of a silent stall.
 run() {
   local target=$1 seconds=$2
   local corpus="$BUILD/corpus/$target" crashes="$BUILD/crashes/$target"
   mkdir -p "$corpus" "$crashes"
-  "$BUILD/fuzz/$target" -max_total_time="$seconds" -max_len=2097152 -rss_limit_mb=2048 -timeout=25 \
+  "$BUILD/fuzz/$target" -max_total_time="$seconds" -max_len=4194304 -rss_limit_mb=2048 -timeout=25 \
     -artifact_prefix="$crashes/" -print_final_stats=1 "$corpus" "$BUILD/fuzz/seeds/$target"
 }
 
