@@ -22,7 +22,7 @@ QString entry_shown_as(const QString& folder, const QString& shown) {
     std::error_code ec;
     for (std::filesystem::directory_iterator it(native_path(folder), ec), end;
          !ec && it != end; it.increment(ec)) {
-        const std::string& name = it->path().filename().native();
+        const std::string name = it->path().filename().native();  // a copy: filename() is a temporary
         if (QFile::decodeName(QByteArray(name.data(), qsizetype(name.size()))) != shown) continue;
         if (!found.isEmpty()) return {};  // ambiguous: guessing could open the wrong file
         found = path_from_native(name);
