@@ -1,6 +1,7 @@
 #include "engine/tokenizer/sentencepiece_charsmap.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -65,6 +66,56 @@ bool has_leaf(uint32_t u) { return (u >> 8) & 1; }
 uint32_t child_offset(uint32_t u) { return (u >> 10) << ((u & (1U << 9)) >> 6); }
 uint32_t value_of(uint32_t u) { return u & ((1U << 31) - 1); }
 
+// sentencepiece keeps the matches of one lookup in a fixed array of this many and then
+// reads as many as the trie reported, so no path may hold more values than this.
+constexpr int kMaxMatchesPerLookup = 32;
+
+// The trie must be a tree (a cycle matches without end) whose paths each hold at most
+// kMaxMatchesPerLookup values. Depth-first from the root, without recursion: a hostile
+// trie may be deep. Assumes every node's children lie inside the trie (checked before).
+template <class UnitAt>
+std::string path_problem(size_t units, const UnitAt& unit_at) {
+    enum : uint8_t { kUnseen, kOnPath, kDone };
+    std::vector<uint8_t> state(units, kUnseen);
+    std::vector<int> values_below(units, 0);  // most values on a path starting below the node
+    struct Frame {
+        size_t node;
+        int next_byte;
+    };
+    std::vector<Frame> path{{0, 0}};
+    state[0] = kOnPath;
+    while (!path.empty()) {
+        Frame& f = path.back();
+        const size_t base = f.node ^ child_offset(unit_at(f.node));
+        if (f.next_byte > 0xFF) {
+            state[f.node] = kDone;
+            const size_t done = f.node;
+            path.pop_back();
+            if (!path.empty()) {
+                const size_t parent = path.back().node;
+                const int through = values_below[done] + (has_leaf(unit_at(done)) ? 1 : 0);
+                values_below[parent] = std::max(values_below[parent], through);
+                if (values_below[parent] > kMaxMatchesPerLookup) return "a trie path holds too many values";
+            }
+            continue;
+        }
+        const int byte = f.next_byte++;
+        const size_t child = base ^ size_t(byte);
+        const uint32_t cu = unit_at(child);
+        if (is_value_unit(cu) || (cu & 0xFF) != uint32_t(byte)) continue;  // no such edge
+        if (child == 0 || state[child] == kOnPath) return "its trie has a cycle";
+        if (state[child] == kDone) {
+            const int through = values_below[child] + (has_leaf(cu) ? 1 : 0);
+            values_below[f.node] = std::max(values_below[f.node], through);
+            if (values_below[f.node] > kMaxMatchesPerLookup) return "a trie path holds too many values";
+            continue;
+        }
+        state[child] = kOnPath;
+        path.push_back({child, 0});
+    }
+    return {};
+}
+
 // Empty when the map is sound, else what is wrong with it.
 std::string charsmap_problem(std::string_view blob) {
     uint32_t trie_bytes = 0;
@@ -84,14 +135,16 @@ std::string charsmap_problem(std::string_view blob) {
     };
     for (size_t p = 0; p < units; ++p) {
         const uint32_t u = unit_at(p);
-        if (is_value_unit(u)) continue;  // its label never matches a byte: lookups stop here
+        // A value unit's label never matches a byte, so lookups stop there; but every
+        // lookup starts at the root, whatever kind of unit it is.
+        if (is_value_unit(u) && p != 0) continue;
         const size_t base = p ^ child_offset(u);
         // A lookup goes on to base ^ byte for any byte 0..255.
         if ((base | 0xFF) >= units) return "a trie node points outside the trie";
         if (has_leaf(u) && value_of(unit_at(base)) >= strings.size())
             return "a trie value points outside the replacement strings";
     }
-    return {};
+    return path_problem(units, unit_at);
 }
 
 }  // namespace

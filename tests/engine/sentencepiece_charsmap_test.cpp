@@ -101,6 +101,14 @@ TEST(SentencePieceCharsmap, NodeWhoseChildrenLieOutsideTheTrieIsRefused) {
     expect_refused(write_model(dir, model));
 }
 
+TEST(SentencePieceCharsmap, RootThatIsAValueUnitStillHasItsChildrenChecked) {
+    // sentencepiece starts every lookup at the root, whatever kind of unit it is.
+    const fs::path dir = test::scratch_dir("spm-charsmap-root");
+    std::string model = trained_model(dir);
+    trie_of(model).set(0, 0xFFFFFC00u);
+    expect_refused(write_model(dir, model));
+}
+
 TEST(SentencePieceCharsmap, MalformedProtobufFramingFindsNoMapAndThrowsNothing) {
     EXPECT_TRUE(sentencepiece_charsmaps(std::string("\x1a\xff\xff\xff\xff\x0f", 6)).empty());
     EXPECT_TRUE(sentencepiece_charsmaps(std::string()).empty());

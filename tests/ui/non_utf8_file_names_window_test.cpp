@@ -2,6 +2,7 @@
 // it opens, the library stores its name's exact bytes, and the library list shows the
 // odd byte escaped (\xe9) instead of a replacement character.
 #include <QDropEvent>
+#include <QMessageBox>
 #include <QMimeData>
 #include <QTableView>
 #include <QUrl>
@@ -32,9 +33,12 @@ TEST(NonUtf8FileNamesWindow, DroppedFileOpensIsStoredExactlyAndIsListedEscaped) 
     QMimeData mime;
     mime.setUrls({QUrl::fromEncoded(QByteArray::fromStdString("file://" + dir.string() + "/caf%E9-rivers.txt"))});
     QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
-    QApplication::sendEvent(&window, &drop);
 
-    ASSERT_TRUE(wait_until([&] { return window.current_document() != 0 && !window.engine()->busy(); }));
+    ASSERT_TRUE(wait_until([&] { return window.model_info().has_value(); }));
+    QApplication::sendEvent(&window, &drop);
+    const bool opened = wait_until([&] { return window.current_document() != 0 && !window.engine()->busy(); });
+    QMessageBox* box = window.findChild<QMessageBox*>();
+    ASSERT_TRUE(opened) << (box ? box->text().toStdString() : std::string("(no message)"));
     const auto doc = window.library().document(window.current_document());
     ASSERT_TRUE(doc.has_value());
     EXPECT_EQ(path_to_native(doc->path).toStdString(), (dir / name).string());
