@@ -11,6 +11,7 @@
 #include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
+#include "tests/support/fixtures.h"
 
 using namespace precis;
 
@@ -68,15 +69,15 @@ TEST(LibraryHostileFile, PassagesWithImpossibleRangesAreDroppedAndExportsStillWo
 }
 
 TEST(LibraryHostileFile, LibraryUnderANonUtf8NameIsCreatedUnderExactlyThatName) {
-    QTemporaryDir dir;
-    const std::string folder = dir.path().toStdString() + "/biblioth\xE8que";
+    const auto dir = test::scratch_dir("library-non-utf8");  // Qt could not delete these names
+    const std::string folder = dir.string() + "/biblioth\xE8que";
     const std::string file = folder + "/caf\xE9.sqlite";
     {
         Library lib(path_from_native(file));  // makes the folder too
         EXPECT_EQ(path_to_native(lib.path()).toStdString(), file);
     }
     EXPECT_TRUE(std::filesystem::is_regular_file(file));
-    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path().toStdString()),
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
                             std::filesystem::directory_iterator()),
               1);  // and nothing under a mangled name beside it
 }

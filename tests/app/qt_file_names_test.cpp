@@ -3,21 +3,22 @@
 #include <gtest/gtest.h>
 
 #include <QFile>
-#include <QTemporaryDir>
 #include <QUrl>
 #include <filesystem>
 #include <fstream>
 
 #include "app/file_names.h"
 #include "app/qt_file_names.h"
+#include "tests/support/fixtures.h"
 
 using namespace precis;
 
 namespace {
 
-// Creates `name` (bytes) inside `dir` and returns its full path as bytes.
-std::string touch(const QTemporaryDir& dir, const std::string& name) {
-    const std::string path = dir.path().toStdString() + "/" + name;
+// Creates `name` (bytes) inside `dir` and returns its full path as bytes. (A scratch folder
+// rather than QTemporaryDir: Qt could not delete names that are not UTF-8.)
+std::string touch(const std::filesystem::path& dir, const std::string& name) {
+    const std::string path = dir.string() + "/" + name;
     std::ofstream(path) << "text\n";
     return path;
 }
@@ -28,21 +29,21 @@ QString as_dialog_shows(const std::string& path) { return QFile::decodeName(QByt
 }  // namespace
 
 TEST(QtFileNames, DialogChoiceOfANonUtf8NameGivesItsExactBytes) {
-    QTemporaryDir dir;
+    const auto dir = test::scratch_dir("qt-file-names");
     const std::string latin1 = touch(dir, "caf\xE9 notes.txt");
     ASSERT_NE(as_dialog_shows(latin1), path_from_native(latin1));  // Qt did lose the byte
     EXPECT_EQ(path_to_native(path_from_dialog(as_dialog_shows(latin1))).toStdString(), latin1);
 }
 
 TEST(QtFileNames, DialogChoiceInsideANonUtf8FolderGivesItsExactBytes) {
-    QTemporaryDir dir;
-    ASSERT_TRUE(std::filesystem::create_directory(dir.path().toStdString() + "/r\xE9sum\xE9s"));
+    const auto dir = test::scratch_dir("qt-file-names");
+    ASSERT_TRUE(std::filesystem::create_directory(dir.string() + "/r\xE9sum\xE9s"));
     const std::string nested = touch(dir, "r\xE9sum\xE9s/\xFF.md");
     EXPECT_EQ(path_to_native(path_from_dialog(as_dialog_shows(nested))).toStdString(), nested);
 }
 
 TEST(QtFileNames, DialogChoiceThatExistsOrIsAmbiguousIsLeftAsGiven) {
-    QTemporaryDir dir;
+    const auto dir = test::scratch_dir("qt-file-names");
     const std::string utf8 = touch(dir, "caf\xC3\xA9.txt");
     EXPECT_EQ(path_from_dialog(as_dialog_shows(utf8)), QString::fromStdString(utf8));
     // Two names Qt shows alike: picking one of them could open the wrong document.
