@@ -19,7 +19,7 @@ usage() {
 }
 [ $# -eq 2 ] || usage
 BUILD=${PRECIS_FUZZ_BUILD_DIR:-build-fuzz}
-FIXTURES=${PRECIS_FIXTURES:-$PWD/../shared/fixtures}
+FIXTURES=${PRECIS_FIXTURES:-$PWD/../shared/fixtures}  # the seed corpora are made from these
 
 if [ ! -f "$BUILD/build.ninja" ]; then
   launcher=()
