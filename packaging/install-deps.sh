@@ -11,12 +11,10 @@ PACKAGES=(
   xvfb xauth libgl-dev
   qpdf
   dpkg-dev file desktop-file-utils appstream groff-base
+  # The fuzz smoke of packaging/run-tests.sh (tools/fuzz.sh): clang, its OpenMP, and
+  # libclang-rt-14-dev, which holds the libFuzzer runtime that -fsanitize=fuzzer links.
+  clang libclang-rt-14-dev libomp-14-dev
 )
-
-# Only for the libFuzzer targets (tools/fuzz.sh): clang, its fuzzer runtime and OpenMP.
-if [ "${PRECIS_FUZZ:-0}" = 1 ]; then
-  PACKAGES+=(clang libclang-rt-14-dev libfuzzer-14-dev libomp-14-dev)
-fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -18,9 +18,11 @@
 #include <QToolBar>
 #include <QVBoxLayout>
 
+#include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/paths.h"
+#include "app/qt_file_names.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
 #include "ui/attention_dock.h"
@@ -49,8 +51,10 @@ QString resolve_library_path(const QString& given) {
 QStringList supported_local_files(const QMimeData* mime) {
     QStringList files;
     if (!mime->hasUrls()) return files;
-    for (const QUrl& url : mime->urls())
-        if (url.isLocalFile() && is_supported_document(url.toLocalFile())) files << url.toLocalFile();
+    for (const QUrl& url : mime->urls()) {
+        const QString path = path_from_local_url(url);  // the name's bytes, not Qt's decoding of them
+        if (!path.isEmpty() && is_supported_document(path)) files << path;
+    }
     return files;
 }
 
@@ -264,7 +268,7 @@ void MainWindow::open_file(const QString& path, const QString& password) {
     if (!password.isEmpty()) pdf_passwords_[QFileInfo(path).absoluteFilePath()] = password;
     const quint64 ticket = engine_->open_document(path, password);
     opening_.insert(ticket, path);
-    track(ticket, Request::Open, tr("Opening %1").arg(QFileInfo(path).fileName()));
+    track(ticket, Request::Open, tr("Opening %1").arg(path_for_display(QFileInfo(path).fileName())));
 }
 
 void MainWindow::choose_files() {
@@ -272,7 +276,7 @@ void MainWindow::choose_files() {
                                                      : QFileInfo(recent_->files().first()).absolutePath();
     const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open documents"), start,
                                                             tr("Documents (*.pdf *.txt *.text *.md *.markdown);;All files (*)"));
-    for (const QString& f : files) open_file(f);
+    for (const QString& f : files) open_file(path_from_dialog(f));  // Qt's decoding lost bytes that are not UTF-8
 }
 
 void MainWindow::cancel_run() {

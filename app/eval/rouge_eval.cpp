@@ -38,7 +38,7 @@ RougeEvalResult rouge_eval_stream(std::istream& in, const std::string& source_na
         check_json_depth(line, where);
         try {
             obj = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
             throw std::runtime_error(where + " is not valid JSON (" + e.what() + ").");
         }
         if (!obj.is_object()) throw std::runtime_error(where + " is not a JSON object.");

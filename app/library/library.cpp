@@ -12,6 +12,7 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <algorithm>
+#include <limits>
 
 #include "app/ingest/ingest.h"
 #include "app/library/library_private.h"
@@ -33,7 +34,14 @@ std::optional<QVector<SourcePassage>> passages_from_json(const QString& json, bo
     QVector<SourcePassage> out;
     for (const QJsonValue& v : QJsonDocument::fromJson(json.toUtf8()).array()) {
         const QJsonObject o = v.toObject();
-        out.push_back({o.value("begin").toInt(), o.value("end").toInt(), o.value("weight").toDouble(), o.value("page").toInt(-1)});
+        const SourcePassage p{o.value("begin").toInt(), o.value("end").toInt(), o.value("weight").toDouble(),
+                              o.value("page").toInt(-1)};
+        // A damaged or hand-made file can hold any numbers; readers compute end - begin and
+        // page + 1, so only ranges our own code could have written are kept.
+        const bool range_ok = p.begin >= 0 && p.end >= p.begin;
+        const bool page_ok = p.page >= -1 && p.page < std::numeric_limits<int>::max();
+        const bool weight_ok = p.weight >= 0 && p.weight <= 1;
+        if (range_ok && page_ok && weight_ok) out.push_back(p);
     }
     return out;
 }

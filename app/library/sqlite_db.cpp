@@ -1,8 +1,8 @@
 #include "app/library/sqlite_db.h"
 
-#include <QDir>
-#include <QFileInfo>
+#include <filesystem>
 #include <sqlite3.h>
+#include <system_error>
 
 #include "app/file_names.h"
 
@@ -14,7 +14,7 @@ LibraryError::LibraryError(LibraryErrorKind kind, QString db_path, const QString
 namespace sqlite {
 namespace {
 
-QString shown(const QString& path) { return QStringLiteral("\"%1\"").arg(QDir::toNativeSeparators(path)); }
+QString shown(const QString& path) { return QStringLiteral("\"%1\"").arg(path_for_display(path)); }
 
 }  // namespace
 
@@ -73,9 +73,14 @@ void Db::fail(int code, const char* doing) const {
 }
 
 Db::Db(const QString& path) : path_(path) {
-    const QFileInfo info(path);
-    if (!path.isEmpty() && path != QLatin1String(":memory:")) QDir().mkpath(info.absolutePath());
-    const int rc = sqlite3_open_v2(path.toUtf8().constData(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    // The path's own bytes (app/file_names.h): Qt's encoding would open another file when
+    // the name is not UTF-8.
+    const QByteArray native = path_to_native(path);
+    if (!path.isEmpty() && path != QLatin1String(":memory:")) {
+        std::error_code ec;  // a folder that cannot be made shows up as SQLITE_CANTOPEN below
+        std::filesystem::create_directories(std::filesystem::absolute(native.toStdString(), ec).parent_path(), ec);
+    }
+    const int rc = sqlite3_open_v2(native.constData(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
     if (rc != SQLITE_OK) {
         if (db_) {
             sqlite3_close_v2(db_);

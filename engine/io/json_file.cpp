@@ -34,7 +34,7 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& subject
     check_json_depth(text, subject);
     try {
         return nlohmann::json::parse(text.begin(), text.end());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
         throw Error(subject + " is not valid JSON (" + e.what() + ")");
     }
 }

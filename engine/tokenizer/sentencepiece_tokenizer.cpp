@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/io/json_file.h"
 #include "engine/io/regular_file.h"
+#include "engine/tokenizer/sentencepiece_charsmap.h"
 
 namespace precis {
 
@@ -13,6 +14,7 @@ SentencePieceTokenizer::SentencePieceTokenizer(const std::filesystem::path& mode
     // Read here, not by sentencepiece: a FIFO or /dev/zero must be refused, not read forever.
     const std::string bytes =
         read_regular_file(model_file, "the sentencepiece model " + model_file.string(), kMaxTokenizerFileBytes);
+    check_sentencepiece_charsmaps(bytes, "the sentencepiece model " + model_file.string());
     if (const auto status = sp_->LoadFromSerializedProto(bytes); !status.ok())
         throw Error("the sentencepiece model " + model_file.string() + " cannot be loaded: " + status.ToString() + ".");
     const int n = sp_->GetPieceSize();

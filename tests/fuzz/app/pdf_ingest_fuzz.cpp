@@ -1,0 +1,24 @@
+// libFuzzer target: PDF ingestion through our Poppler wrapper (loading, the lock check,
+// text boxes per page, then our layout work: hyphen joins, unwrapping, dropping repeated
+// headers, footers and page numbers, page offsets).
+#include <cstdlib>
+
+#include "app/file_names.h"
+#include "app/ingest/ingest.h"
+#include "tests/fuzz/fuzz_support.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const auto path = precis::fuzz::write_input("document.pdf", data, size);
+    try {
+        const precis::IngestedDocument doc = precis::ingest_file(precis::path_from_fs(path));
+        // Page offsets index the text, one per page, in order: the PDF view relies on it.
+        if (doc.page_offsets.size() != doc.pages) std::abort();
+        int previous = 0;
+        for (int offset : doc.page_offsets) {
+            if (offset < previous || offset > doc.text.size()) std::abort();
+            previous = offset;
+        }
+    } catch (const precis::IngestError&) {
+    }
+    return 0;
+}
