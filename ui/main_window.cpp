@@ -1,5 +1,7 @@
 #include "ui/main_window.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -133,7 +135,7 @@ void MainWindow::build_layout() {
     connect(library_panel_, &LibraryPanel::delete_requested, this, &MainWindow::delete_document);
     connect(summary_panel_, &SummaryPanel::passages_changed, document_view_, &DocumentView::set_passages);
     connect(summary_panel_, &SummaryPanel::passage_activated, document_view_, &DocumentView::reveal);
-    connect(summary_panel_, &SummaryPanel::status_message, this, [this](const QString& m) { statusBar()->showMessage(m, 5000); });
+    connect(summary_panel_, &SummaryPanel::status_message, this, [this](const QString& m) { show_status(m, 5000); });
     connect(summary_panel_, &SummaryPanel::summary_deleted, library_panel_, &LibraryPanel::refresh);
     connect(summary_panel_, &SummaryPanel::trace_requested, this, [this](qint64 summary_id) {
         track(engine_->trace_sources(summary_id, settings_), Request::Trace, tr("Finding source passages"));
@@ -223,7 +225,7 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::cancelled, this, &MainWindow::on_cancelled);
     connect(w, &EngineWorker::password_needed, this, &MainWindow::on_password_needed);
     connect(w, &EngineWorker::progress, run_status_, &RunStatus::set_stage);
-    connect(w, &EngineWorker::notice, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+    connect(w, &EngineWorker::notice, this, [this](const QString& m) { show_status(m, 10000); });
     connect(w, &EngineWorker::partial_summary, this, [this](qint64 document_id, const QString& text) {
         if (document_id == streaming_document_) streaming_text_ = text;
         if (document_id == current_document_ && document_id == streaming_document_) summary_panel_->show_streaming(text);
@@ -255,7 +257,7 @@ void MainWindow::track(quint64 ticket, Request kind, const QString& what) {
 }
 
 void MainWindow::show_error(const QString& title, const QString& message) {
-    statusBar()->showMessage(message, 15000);
+    show_status(message, 15000);
     // Not exec(): the window keeps running (and tests keep going) while the message shows.
     auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
@@ -263,6 +265,15 @@ void MainWindow::show_error(const QString& title, const QString& message) {
 }
 
 // --- requests
+
+void MainWindow::show_status(const QString& message, int timeout_ms) {
+    QStatusBar* bar = statusBar();
+    int room = bar->width() - 24;  // the size grip and margins
+    for (QWidget* w : {static_cast<QWidget*>(run_status_), static_cast<QWidget*>(model_label_)})
+        if (w->isVisible()) room -= w->width() + bar->layout()->spacing();
+    bar->setToolTip(message);
+    bar->showMessage(bar->fontMetrics().elidedText(message, Qt::ElideRight, std::max(room, 40)), timeout_ms);
+}
 
 void MainWindow::open_file(const QString& path, const QString& password) {
     if (!password.isEmpty()) pdf_passwords_[QFileInfo(path).absoluteFilePath()] = password;
@@ -341,8 +352,8 @@ void MainWindow::on_document_opened(const OpenedDocument& opened) {
     library_panel_->refresh();
     // Shown again even when it is the open one: re-added from a new place, its path changed.
     if (opened.document_id == current_document_) current_document_ = 0;
-    for (const QString& note : opened.notes) statusBar()->showMessage(QFileInfo(opened.path).fileName() + ": " + note, 8000);
-    if (!opened.added) statusBar()->showMessage(tr("%1 is already in the library.").arg(QFileInfo(opened.path).fileName()), 5000);
+    for (const QString& note : opened.notes) show_status(QFileInfo(opened.path).fileName() + ": " + note, 8000);
+    if (!opened.added) show_status(tr("%1 is already in the library.").arg(QFileInfo(opened.path).fileName()), 5000);
     show_document(opened.document_id);
 }
 
@@ -391,7 +402,7 @@ void MainWindow::on_summary_finished(const SummaryOutcome& outcome) {
     QString message = tr("Summary stored in the library.");
     if (outcome.truncated)
         message += tr(" The model read the first %1 of %2 tokens; the rest was not summarized.").arg(outcome.tokens_read).arg(outcome.input_tokens);
-    statusBar()->showMessage(message, 10000);
+    show_status(message, 10000);
 }
 
 void MainWindow::on_failed(quint64 ticket, const QString& message) {
@@ -428,7 +439,7 @@ void MainWindow::on_cancelled(quint64 ticket) {
     if (it != requests_.constEnd() && *it == Request::Classify && ticket == running_ticket_)
         running_outcome_ = int(RunQueuePanel::State::Cancelled);
     if (it != requests_.constEnd() && *it == Request::Capture) attention_panel_->capture_failed(tr("Cancelled."));
-    statusBar()->showMessage(tr("Cancelled; nothing was stored."), 5000);
+    show_status(tr("Cancelled; nothing was stored."), 5000);
 }
 
 void MainWindow::on_password_needed(const QString& path, bool wrong_password) {

@@ -108,6 +108,9 @@ private:
     void show_classifier_missing(const QString& message);
     void forget_removed_classifications();
     void show_error(const QString& title, const QString& message);
+    // A status-bar message shortened to the room the run status and model label leave it
+    // (Qt would cut it mid-word under them); the whole text is the bar's tooltip.
+    void show_status(const QString& message, int timeout_ms);
 
     void on_model_ready(const ModelInfo& info);
     void on_document_opened(const OpenedDocument& opened);

@@ -21,7 +21,7 @@ namespace precis::ui {
 
 void MainWindow::classify_current() {
     if (!current_document_) {
-        statusBar()->showMessage(tr("Open a document first (Ctrl+O)."), 5000);
+        show_status(tr("Open a document first (Ctrl+O)."), 5000);
         return;
     }
     const std::optional<ResolvedClassifier> classifier = find_classifier_model(settings_.classifier);
@@ -56,7 +56,7 @@ void MainWindow::forget_removed_classifications() {
 }
 
 void MainWindow::show_classifier_missing(const QString& message) {
-    statusBar()->showMessage(message, 15000);
+    show_status(message, 15000);
     // Not exec(): the window keeps running (and tests keep going) while the message shows.
     auto* box = new QMessageBox(QMessageBox::Information, tr("Classify"), message, QMessageBox::Close, this);
     box->setObjectName(QStringLiteral("classifier-missing"));
@@ -83,7 +83,7 @@ void MainWindow::on_classification_finished(const ClassificationOutcome& outcome
                           .arg(outcome.top_score * 100.0, 0, 'f', 1);
     if (outcome.truncated)
         message += tr(" The classifier read the first %1 of %2 tokens.").arg(outcome.tokens_read).arg(outcome.input_tokens);
-    statusBar()->showMessage(message, 10000);
+    show_status(message, 10000);
 }
 
 }  // namespace precis::ui

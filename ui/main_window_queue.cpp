@@ -21,7 +21,7 @@ void MainWindow::summarize_current() { enqueue_current(int(Task::Summarize)); }
 void MainWindow::enqueue_current(int task_value) {
     const Task task = Task(task_value);
     if (!current_document_) {
-        statusBar()->showMessage(tr("Open a document first (Ctrl+O)."), 5000);
+        show_status(tr("Open a document first (Ctrl+O)."), 5000);
         return;
     }
     const auto doc = library_->document(current_document_);
@@ -30,7 +30,7 @@ void MainWindow::enqueue_current(int task_value) {
     const std::optional<RunQueuePanel::Entry> running = running_entry_ ? queue_->entry(running_entry_) : std::nullopt;
     if (queue_->is_waiting(current_document_, task) ||
         (running && running->document_id == current_document_ && running->task == task)) {
-        statusBar()->showMessage(task == Task::Classify ? tr("%1 is already waiting to be classified.").arg(name)
+        show_status(task == Task::Classify ? tr("%1 is already waiting to be classified.").arg(name)
                                                         : tr("%1 is already in the summary queue.").arg(name),
                                  5000);
         return;
@@ -40,7 +40,7 @@ void MainWindow::enqueue_current(int task_value) {
         if (task == Task::Classify)
             summary_panel_->classification_view()->set_pending(current_document_, tr("waiting in the queue"));
         const int ahead = queue_->waiting_count();
-        statusBar()->showMessage(
+        show_status(
             task == Task::Classify
                 ? tr("%1 is queued: it will be classified after the %n run(s) ahead of it.", nullptr, ahead).arg(name)
                 : tr("%1 is queued: it will be summarized after the %n run(s) ahead of it.", nullptr, ahead).arg(name),

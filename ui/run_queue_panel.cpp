@@ -37,6 +37,10 @@ RunQueuePanel::RunQueuePanel(QWidget* parent)
       clear_(new QPushButton(tr("Clear finished"), this)) {
     auto* title = new QLabel(tr("<b>Queued runs</b>"), this);
     list_->setToolTip(tr("Summaries and classifications asked for during a run wait here; Delete removes a waiting one"));
+    // A narrow library column must not hide the state behind a sideways scroll: long file
+    // names are shortened in the middle, and each line's tooltip holds it whole.
+    list_->setTextElideMode(Qt::ElideMiddle);
+    list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     remove_->setToolTip(tr("Remove the selected waiting document from the queue (Delete)"));
     auto* remove_key = new QAction(tr("Remove from queue"), list_);
     remove_key->setShortcut(QKeySequence::Delete);
@@ -132,6 +136,7 @@ void RunQueuePanel::rebuild() {
         QString line = QStringLiteral("%1 — %2").arg(what, state_name(e.state));
         if (e.state == State::Waiting) line += tr(" (%1 in line)").arg(++position);
         auto* item = new QListWidgetItem(line, list_);
+        item->setToolTip(line);
         item->setData(Qt::UserRole, e.id);
         if (finished(e.state)) item->setForeground(palette().brush(QPalette::PlaceholderText));
         if (e.state == State::Running) {

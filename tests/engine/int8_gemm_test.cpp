@@ -175,7 +175,8 @@ TEST(Int8GemmTiming, DISABLED_AgainstSgemmOnEncoderShapes) {
     auto be = make_cpu_backend();
     for (const Shape& s : {Shape{1024, 768, 768}, Shape{1024, 768, 3072}, Shape{1024, 3072, 768},
                            Shape{1024, 1024, 1024}, Shape{1024, 1024, 4096}, Shape{1024, 4096, 1024}}) {
-        const auto [rows, in, out] = s;
+        // Plain copies, not structured bindings: clang 14 cannot capture those in lambdas.
+        const int64_t rows = std::get<0>(s), in = std::get<1>(s), out = std::get<2>(s);
         const std::vector<float> w = gaussian(size_t(out * in), 1, 0.05f), x = gaussian(size_t(rows * in), 2);
         const QuantizedLinear q = quantize(w, out, in);
         std::vector<float> y(size_t(rows * out));

@@ -16,7 +16,9 @@
 #include "ui/batch_dialog.h"
 #include "ui/document_view.h"
 #include "ui/main_window.h"
+#include "ui/pdf_page_canvas.h"
 #include "ui/pdf_pages_view.h"
+#include "ui/run_queue_panel.h"
 #include "ui/settings_dialog.h"
 #include "ui/summary_panel.h"
 
@@ -161,6 +163,45 @@ TEST_F(Screenshots, BatchDialogMidRun) {
     save(dialog, "batch-dialog-finished.png");
 }
 
+
+// The window a user sees mid-run at both sizes the issue names: a zoomed PDF open, one
+// summary running and two waiting in the queue panel, the progress line naming the document.
+TEST_F(Screenshots, QueueAndZoomedPdfAtBothWindowSizes) {
+    const QString pdf = QString::fromStdString((binary_dir() / "samples" / "the-quiet-work-of-rivers.pdf").string());
+    if (!QFile::exists(pdf)) GTEST_SKIP() << "build the precis_sample_pdf target first";
+    QVector<qint64> docs;
+    for (const std::string name : {"alpha-notes.txt", "bravo-notes.txt"}) {
+        // Different texts: the library stores the same content once.
+        const auto path = write_text_file(dir_ / name, river_paragraphs() + "Notes kept in " + name + ".\n");
+        window_->open_file(QString::fromStdString(path.string()));
+        ASSERT_TRUE(wait_until([&] { return window_->current_document() != 0 && !window_->engine()->busy() &&
+                                            !docs.contains(window_->current_document()); }));
+        docs << window_->current_document();
+    }
+    window_->open_file(pdf);
+    ASSERT_TRUE(wait_until([&] { return !docs.contains(window_->current_document()) && !window_->engine()->busy(); }));
+    const qint64 pdf_doc = window_->current_document();
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+        window_->resize(size);
+        ui::DocumentView* view = window_->document_view();
+        view->tabs()->setCurrentIndex(1);
+        ASSERT_TRUE(wait_until([&] { return view->pages_view()->visible_pages_rendered(); }));
+        view->pages_view()->canvas()->set_zoom(view->pages_view()->canvas()->zoom() * 1.6);
+        // No event loop turns between these calls: the first run cannot end before the others queue.
+        window_->summarize_current();
+        window_->show_document(docs[0]);
+        window_->summarize_current();
+        window_->show_document(docs[1]);
+        window_->summarize_current();
+        window_->show_document(pdf_doc);
+        view->tabs()->setCurrentIndex(1);
+        ASSERT_EQ(window_->run_queue()->entries().size(), 3);
+        ASSERT_TRUE(wait_until([&] { return view->pages_view()->visible_pages_rendered(); }));
+        save(window_.get(), QString("main-window-queue-pdf-%1x%2.png").arg(size.width()).arg(size.height()));
+        ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy(); }, 120000));
+        window_->run_queue()->clear_finished();
+    }
+}
 }  // namespace
 }  // namespace precis::test
 
