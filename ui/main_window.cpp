@@ -341,7 +341,10 @@ void MainWindow::on_model_ready(const ModelInfo& info) {
         model_label_->setText(tr("Summaries: <b>extractive</b> · %1").arg(info.source));
         model_label_->setToolTip(tr("The summary quotes the document's most central sentences; no model runs."));
     } else {
-        model_label_->setText(tr("Model: <b>%1</b> · %2 · %3 attention").arg(info.name.toHtmlEscaped(), info.device, info.attention));
+        // fp32 is the exact path and goes unsaid; quantized weights are named.
+        const QString weights = info.compute_type.isEmpty() || info.compute_type == "fp32" ? QString() : " · " + info.compute_type;
+        model_label_->setText(tr("Model: <b>%1</b> · %2%3 · %4 attention")
+                                  .arg(info.name.toHtmlEscaped(), info.device, weights, info.attention));
         model_label_->setToolTip(tr("%1\nfound via: %2").arg(info.path, info.source));
     }
     banner_->show_for(info);

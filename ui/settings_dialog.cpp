@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
+#include <QSettings>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -21,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "app/paths.h"
+#include "app/worker/compute_type_setting.h"
 #include "app/worker/engine_thread.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
@@ -61,6 +63,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
 
     // --- model
     model_dir_ = new QLineEdit(this);
+    model_dir_->setObjectName("model-folder");
     QString automatic;
     try {
         EngineSettings a;
@@ -104,6 +107,19 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     device_->setToolTip(gpus.empty() ? tr("CPU only: %1").arg(QString::fromStdString(why))
                                      : tr("Found %1, but this build runs on the CPU only").arg(QString::fromStdString(gpus[0].name)));
 
+    compute_type_ = new QComboBox(this);
+    compute_type_->addItem(tr("Automatic (int8 only when memory is short)"), "auto");
+    compute_type_->addItem(tr("fp32 (exact)"), "fp32");
+    compute_type_->addItem(tr("int8 (a quarter of the memory, faster)"), "int8");
+    compute_type_->addItem(tr("fp16 weights (half the memory)"), "fp16-weights");
+    compute_type_->setToolTip(tr("How the model's weights are held in memory; remembered for each model folder. "
+                                 "int8 summaries differ slightly from fp32 ones."));
+    // Each model keeps its own choice: picking another folder shows what was chosen for it.
+    connect(model_dir_, &QLineEdit::textChanged, this, [this](const QString& dir) {
+        const QString remembered = QSettings().value(compute_type_settings_key(dir), "auto").toString();
+        compute_type_->setCurrentIndex(std::max(0, compute_type_->findData(remembered)));
+    });
+
     auto* model_box = new QGroupBox(tr("Summaries, model and device"), this);
     auto* mf = new QFormLayout(model_box);
     mf->addRow(tr("Method:"), method_);
@@ -115,6 +131,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     import_row->addWidget(cancel_import_);
     mf->addRow(QString(), import_row);
     mf->addRow(tr("Device:"), device_);
+    mf->addRow(tr("Weights:"), compute_type_);
 
     // --- attention
     attention_ = new QComboBox(this);
@@ -255,6 +272,7 @@ void SettingsDialog::load(const EngineSettings& s) {
     extractive_sentences_->setValue(s.extractive_sentences);
     model_dir_->setText(s.model_dir);
     device_->setCurrentIndex(std::max(0, device_->findData(s.device == "cuda" ? QStringLiteral("auto") : s.device)));
+    compute_type_->setCurrentIndex(std::max(0, compute_type_->findData(s.compute_type)));
     attention_->setCurrentIndex(std::max(0, attention_->findData(s.attention)));
     lsg_override_->setChecked(s.lsg_override);
     sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(s.sparsity_type))));
@@ -281,6 +299,7 @@ EngineSettings SettingsDialog::settings() const {
     s.extractive_sentences = extractive_sentences_->value();
     s.model_dir = model_dir_->text().trimmed();
     s.device = device_->currentData().toString();
+    s.compute_type = compute_type_->currentData().toString();
     s.attention = attention_->currentData().toString();
     s.lsg_override = lsg_override_->isChecked();
     s.sparsity_type = SparsityType(sparsity_type_->currentData().toInt());

@@ -61,6 +61,7 @@ private:
     QProgressBar* import_bar_;
     QPushButton* cancel_import_;
     QComboBox* device_;
+    QComboBox* compute_type_;
     QComboBox* attention_;
     QCheckBox* lsg_override_;
     QGroupBox* lsg_box_;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/paths.h"
+#include "app/worker/compute_type_setting.h"
 #include "engine/backend/backend.h"
 #include "engine/core/checked.h"
 #include "engine/model/compute_type_choice.h"
@@ -44,15 +45,7 @@ namespace {
 // --compute-type as given; when it is not (or is "auto"), fp32 unless the model would not
 // fit in the memory free now, then int8 with a notice on stderr.
 ComputeType compute_type_for_model(const fs::path& dir, const Arguments& args) {
-    const std::string given = args.value_or("--compute-type", "auto");
-    if (given != "auto") return parse_compute_type(given);
-    ModelConfig cfg;
-    try {
-        cfg = parse_model_config(dir / "config.json");
-    } catch (const Error&) {
-        return ComputeType::Fp32;  // Model::load reports what is wrong with the folder
-    }
-    const ComputeTypeChoice choice = choose_compute_type(cfg, available_memory_bytes());
+    const ComputeTypeChoice choice = resolve_compute_type(args.value_or("--compute-type", "auto"), dir);
     if (!choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
     return choice.type;
 }

@@ -6,6 +6,7 @@
 
 #include "app/paths.h"
 #include "app/summary_method.h"
+#include "app/worker/compute_type_setting.h"
 #include "engine/core/error.h"
 #include "engine/model/encoder.h"
 #include "kernels/device_query.h"
@@ -21,6 +22,8 @@ EngineSettings load_engine_settings(const QSettings& q) {
     s.extractive_sentences = std::max(0, q.value("summary/extractive_sentences", d.extractive_sentences).toInt());
     s.model_dir = q.value("model/dir", d.model_dir).toString();
     s.device = q.value("engine/device", d.device).toString();
+    s.compute_type = q.value(compute_type_settings_key(s.model_dir), d.compute_type).toString();
+    if (!is_compute_type_setting(s.compute_type)) s.compute_type = d.compute_type;
     s.attention = q.value("attention/kind", d.attention).toString();
     s.lsg_override = q.value("attention/lsg_override", d.lsg_override).toBool();
     try {
@@ -54,6 +57,7 @@ void save_engine_settings(QSettings& q, const EngineSettings& s) {
     q.setValue("summary/extractive_sentences", s.extractive_sentences);
     q.setValue("model/dir", s.model_dir);
     q.setValue("engine/device", s.device);
+    q.setValue(compute_type_settings_key(s.model_dir), s.compute_type);
     q.setValue("attention/kind", s.attention);
     q.setValue("attention/lsg_override", s.lsg_override);
     q.setValue("attention/sparsity_type", QString::fromLatin1(sparsity_type_name(s.sparsity_type)));

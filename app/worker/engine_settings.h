@@ -24,6 +24,9 @@ struct EngineSettings {
     int extractive_sentences = 0;  // length of an extractive summary; 0: automatic (by document length)
     QString model_dir;         // empty: found automatically (see resolve_model)
     QString device = "auto";   // "auto", "cpu" or "cuda"
+    // "auto", "fp32", "int8" or "fp16-weights" (app/worker/compute_type_setting.h); stored
+    // per model folder, so each model keeps its own.
+    QString compute_type = "auto";
 
     QString attention = "model";  // "model" (as the checkpoint was saved), "lsg", "full" or "fovea"
     bool lsg_override = false;    // false: the model's own LSG settings

@@ -9,6 +9,7 @@
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/paths.h"
+#include "app/worker/compute_type_setting.h"
 #include "app/worker/encoder_runs.h"
 #include "app/worker/model_cache.h"
 #include "app/worker/model_import.h"
@@ -101,7 +102,10 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
     if (!fs::is_directory(run.where.dir))
         throw Error("The model folder " + run.where.dir.string() + " does not exist.");
     emit progress(QStringLiteral("loading model"), 0, 0);
-    run.model = models_->get(run.where.dir, load_options_for(settings, run.where));
+    LoadOptions load = load_options_for(settings, run.where);
+    const ComputeTypeChoice compute = resolve_compute_type(settings.compute_type.toStdString(), run.where.dir);
+    load.compute_type = compute.type;
+    run.model = models_->get(run.where.dir, load);
     run.options = summarize_options_for(settings, *run.model);
     run.device = choose_device(settings.device);
     backend();
@@ -123,8 +127,10 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
         info.encoder_heads = run.model->config().encoder_heads;
         info.device = run.device.device;
         info.device_notice = run.device.notice;
+        info.compute_type = QString::fromLatin1(compute_type_name(run.model->compute_type()));
         emit model_ready(info);
         if (!run.device.notice.isEmpty()) emit notice(run.device.notice);
+        if (!compute.notice.empty()) emit notice(QString::fromStdString(compute.notice));
     }
     return run;
 }

@@ -30,6 +30,7 @@ struct ModelInfo {
     int encoder_layers = 0, encoder_heads = 0;
     QString device;           // "cpu", ...
     QString device_notice;    // why the device differs from the request; empty if it does not
+    QString compute_type;     // how the weights are held: "fp32", "int8" or "fp16-weights"
 };
 
 struct OpenedDocument {

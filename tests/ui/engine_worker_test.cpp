@@ -189,6 +189,26 @@ TEST_F(EngineWorkerTest, MissingModelFolderIsOneClearError) {
     EXPECT_TRUE(failed.first().at(1).toString().contains("does not exist"));
 }
 
+
+TEST_F(EngineWorkerTest, ComputeTypeSettingLoadsTheModelWithThoseWeights) {
+    const qint64 doc = open(river_paragraphs());
+    ASSERT_GT(doc, 0);
+    QSignalSpy finished(engine_->worker(), &EngineWorker::summary_finished);
+    QSignalSpy ready(engine_->worker(), &EngineWorker::model_ready);
+    EngineSettings s = fixture_model_settings();
+    s.compute_type = "fp32";
+    engine_->summarize(doc, s);
+    ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
+    ASSERT_EQ(ready.count(), 1);
+    EXPECT_EQ(ready.last().first().value<ModelInfo>().compute_type, "fp32");
+    // Another compute type is another model in memory, announced again.
+    s.compute_type = "int8";
+    engine_->summarize(doc, s);
+    ASSERT_TRUE(wait_until([&] { return finished.count() == 2; }));
+    ASSERT_EQ(ready.count(), 2);
+    EXPECT_EQ(ready.last().first().value<ModelInfo>().compute_type, "int8");
+    EXPECT_EQ(library_->summaries_for(doc).size(), 2);
+}
 }  // namespace
 }  // namespace precis::test
 

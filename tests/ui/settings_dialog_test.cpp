@@ -3,7 +3,9 @@
 // dialog cannot be closed with OK while an import runs.
 #include <QLabel>
 #include <QProgressBar>
+#include <QLineEdit>
 #include <QPushButton>
+#include <QSettings>
 
 
 #include "app/library/library.h"
@@ -93,6 +95,34 @@ TEST_F(SettingsDialogTest, OkIsRefusedWhileAnImportRuns) {
     EXPECT_EQ(dialog_->result(), QDialog::Accepted);
 }
 
+
+TEST_F(SettingsDialogTest, EachModelFolderKeepsItsOwnWeightsSetting) {
+    QSettings q;
+    q.clear();
+    EngineSettings big;
+    big.model_dir = QString::fromStdString((dir_ / "bart-large").string());
+    big.compute_type = "int8";
+    save_engine_settings(q, big);
+    EngineSettings small;
+    small.model_dir = QString::fromStdString((dir_ / "bart-tiny").string());
+    small.compute_type = "fp32";
+    save_engine_settings(q, small);
+    // Loading reads the setting of the folder now chosen; each folder kept its own.
+    EXPECT_EQ(load_engine_settings(q).compute_type, "fp32");
+    q.setValue("model/dir", big.model_dir);
+    EXPECT_EQ(load_engine_settings(q).compute_type, "int8");
+
+    // The dialog shows what was chosen for a folder as soon as that folder is picked.
+    auto* folder = dialog_->findChild<QLineEdit*>("model-folder");
+    ASSERT_NE(folder, nullptr);
+    folder->setText(big.model_dir);
+    EXPECT_EQ(dialog_->settings().compute_type, "int8");
+    folder->setText(small.model_dir);
+    EXPECT_EQ(dialog_->settings().compute_type, "fp32");
+    folder->setText(QString::fromStdString((dir_ / "never-chosen").string()));
+    EXPECT_EQ(dialog_->settings().compute_type, "auto");
+    q.clear();
+}
 }  // namespace
 }  // namespace precis::test
 

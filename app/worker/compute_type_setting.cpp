@@ -1,0 +1,38 @@
+#include "app/worker/compute_type_setting.h"
+
+#include <QUrl>
+
+#include "engine/core/checked.h"
+#include "engine/core/error.h"
+#include "engine/model/config.h"
+
+namespace precis {
+
+ComputeTypeChoice resolve_compute_type(const std::string& setting, const std::filesystem::path& model_dir) {
+    if (setting != "auto") return ComputeTypeChoice{parse_compute_type(setting), {}};
+    ModelConfig cfg;
+    try {
+        cfg = parse_model_config(model_dir / "config.json");
+    } catch (const Error&) {
+        return {};  // fp32: loading the model reports what is wrong with the folder
+    }
+    return choose_compute_type(cfg, available_memory_bytes());
+}
+
+bool is_compute_type_setting(const QString& setting) {
+    if (setting == "auto") return true;
+    try {
+        parse_compute_type(setting.toStdString());
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+QString compute_type_settings_key(const QString& model_dir) {
+    // Percent-encoded so the folder's slashes do not become QSettings groups.
+    const QString dir = model_dir.trimmed();
+    return "compute_type/" + (dir.isEmpty() ? QStringLiteral("automatic") : QString::fromLatin1(QUrl::toPercentEncoding(dir)));
+}
+
+}  // namespace precis
