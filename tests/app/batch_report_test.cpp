@@ -18,6 +18,7 @@
 #include "app/batch/batch_runner.h"
 #include "app/cli/commands.h"
 #include "app/library/library.h"
+#include "tests/app/in_process_cli.h"
 #include "tests/support/fixtures.h"
 
 namespace precis::test {
@@ -122,26 +123,6 @@ TEST_F(BatchReportTest, CountsEveryFileOfTheJobAfterCancelResumeAndRetry) {
     EXPECT_EQ(failed[0].job_id, r.job_id);
 }
 
-struct CliResult {
-    int code = -1;
-    std::string out, err;
-};
-
-CliResult precis_cli(std::vector<std::string> words) {
-    words.insert(words.begin(), "precis");
-    std::vector<char*> argv;
-    for (std::string& w : words) argv.push_back(w.data());
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    CliResult r;
-    r.code = cli::run_cli(int(argv.size()), argv.data());
-    r.out = testing::internal::GetCapturedStdout();
-    r.err = testing::internal::GetCapturedStderr();
-    return r;
-}
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
 TEST_F(BatchReportTest, CliReportKeepsEarlierFailuresAndSaysHowToRetry) {
     int argc = 1;
     char name[] = "precis";
@@ -151,12 +132,12 @@ TEST_F(BatchReportTest, CliReportKeepsEarlierFailuresAndSaysHowToRetry) {
     const std::string lib = library_path_.toStdString();
     const std::vector<std::string> batch{"batch", folder_.string(), "--method", "extractive", "--library", lib};
 
-    CliResult r = precis_cli(batch);
+    CliResult r = run_cli_in_process(batch);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_TRUE(contains(r.err, "4 files: 2 summarized (2 now), 2 failed (2 now)")) << r.err;
 
     // Resumed: nothing new runs, but the report still counts the two failures and their reasons.
-    r = precis_cli(batch);
+    r = run_cli_in_process(batch);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_TRUE(contains(r.err, "(resumed)")) << r.err;
     EXPECT_TRUE(contains(r.err, "4 files: 2 summarized (2 before), 2 failed (2 before)")) << r.err;
@@ -165,7 +146,7 @@ TEST_F(BatchReportTest, CliReportKeepsEarlierFailuresAndSaysHowToRetry) {
     EXPECT_TRUE(contains(r.err, "with --retry-failed")) << r.err;
 
     // The library lists them later.
-    CliResult list = precis_cli({"library", "list", "--failed", "--library", lib});
+    CliResult list = run_cli_in_process({"library", "list", "--failed", "--library", lib});
     EXPECT_EQ(list.code, 0) << list.err;
     EXPECT_TRUE(contains(list.out, (folder_ / "c-empty.txt").string())) << list.out;
     EXPECT_TRUE(contains(list.out, (folder_ / "d-broken.pdf").string())) << list.out;
@@ -175,11 +156,11 @@ TEST_F(BatchReportTest, CliReportKeepsEarlierFailuresAndSaysHowToRetry) {
     write(folder_ / "c-empty.txt", "The empty file now has a sentence about tides, which rise twice a day.");
     std::vector<std::string> retry = batch;
     retry.push_back("--retry-failed");
-    r = precis_cli(retry);
+    r = run_cli_in_process(retry);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_TRUE(contains(r.err, "4 files: 3 summarized (1 now, 2 before), 1 failed (1 now)")) << r.err;
     EXPECT_TRUE(contains(r.err, "2 files that failed before tried again")) << r.err;
-    list = precis_cli({"library", "list", "--failed", "--library", lib});
+    list = run_cli_in_process({"library", "list", "--failed", "--library", lib});
     EXPECT_FALSE(contains(list.out, "c-empty.txt")) << list.out;
     EXPECT_TRUE(contains(list.out, "d-broken.pdf")) << list.out;
 }
@@ -262,7 +243,7 @@ TEST_F(BatchReportTest, CliReportAfterCtrlCResumeAndRetryCountsEveryFile) {
     EXPECT_TRUE(contains(err, "4 files: 1 summarized (1 now), 3 not reached yet")) << err;
 
     // Resumed: the rest run; the broken file fails.
-    CliResult r = precis_cli(batch);
+    CliResult r = run_cli_in_process(batch);
     EXPECT_EQ(r.code, 1) << r.err;
     EXPECT_TRUE(contains(r.err, "4 files: 3 summarized (2 now, 1 before), 1 failed (1 now)")) << r.err;
 
@@ -271,7 +252,7 @@ TEST_F(BatchReportTest, CliReportAfterCtrlCResumeAndRetryCountsEveryFile) {
     write(folder_ / "d-broken.pdf", "");
     std::vector<std::string> retry = batch;
     retry.push_back("--retry-failed");
-    r = precis_cli(retry);
+    r = run_cli_in_process(retry);
     EXPECT_EQ(r.code, 1) << r.err;  // an empty file fails too, with its own reason
     EXPECT_TRUE(contains(r.err, "4 files: 3 summarized (3 before), 1 failed (1 now)")) << r.err;
     EXPECT_TRUE(contains(r.err, "is empty")) << r.err;

@@ -8,32 +8,17 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/usage.h"
+#include "tests/app/in_process_cli.h"
 
 namespace precis::test {
 namespace {
 
-struct CliResult {
-    int code = -1;
-    std::string out, err;
-};
-
-// "library list --json" -> run_cli({"precis", "library", "list", "--json"}).
 CliResult run(const std::string& words) {
-    std::vector<std::string> parts{"precis"};
+    std::vector<std::string> parts;
     std::istringstream in(words);
     for (std::string w; in >> w;) parts.push_back(w);
-    std::vector<char*> argv;
-    for (std::string& p : parts) argv.push_back(p.data());
-    testing::internal::CaptureStdout();
-    testing::internal::CaptureStderr();
-    CliResult r;
-    r.code = cli::run_cli(int(argv.size()), argv.data());
-    r.out = testing::internal::GetCapturedStdout();
-    r.err = testing::internal::GetCapturedStderr();
-    return r;
+    return run_cli_in_process(std::move(parts));
 }
-
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 TEST(CliUsage, EveryCommandAndSubcommandPrintsItsOwnUsageForHelpAndH) {
     const std::vector<std::string> commands = cli::commands_with_usage();

@@ -19,6 +19,7 @@
 #include "engine/backend/backend.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
+#include "tests/support/numeric.h"
 
 namespace precis::test {
 namespace {
@@ -40,15 +41,7 @@ ModelConfig base_shape(bool lsg) {
     return c;
 }
 
-double relative_error(const Tensor& a, const Tensor& b) {
-    const float *x = a.data<float>(), *y = b.data<float>();
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < a.numel(); ++i) {
-        num += (double(x[i]) - y[i]) * (double(x[i]) - y[i]);
-        den += double(y[i]) * y[i];
-    }
-    return std::sqrt(num / std::max(den, 1e-30));
-}
+double relative_error(const Tensor& a, const Tensor& b) { return normalized_error(a.to_float_vector(), b.to_float_vector()); }
 
 Tensor encode(const ModelConfig& cfg, ComputeType type, const std::vector<int64_t>& ids) {
     auto model = Model::from_parts(cfg, BartWeights::random(cfg, 77, type), nullptr, GenerationConfig{}, "random-base");

@@ -17,26 +17,10 @@
 #include "engine/backend/backend.h"
 #include "engine/backend/lowp_linear.h"
 #include "engine/model/bart_weights.h"
+#include "tests/support/numeric.h"
 
 namespace precis::test {
 namespace {
-
-std::vector<float> gaussian(size_t n, uint32_t seed, float sigma = 1.f) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> d(0.f, sigma);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
-    return v;
-}
-
-double normalized_error(const std::vector<float>& y, const std::vector<float>& ref) {
-    double num = 0, den = 0;
-    for (size_t i = 0; i < y.size(); ++i) {
-        num += (double(y[i]) - ref[i]) * (double(y[i]) - ref[i]);
-        den += double(ref[i]) * ref[i];
-    }
-    return std::sqrt(num / std::max(den, 1e-30));
-}
 
 using Shape3 = std::tuple<ComputeType, int64_t, int64_t, int64_t>;  // type, rows, in, out
 
