@@ -55,4 +55,15 @@ QString path_from_local_url(const QUrl& url) {
     return path_from_native(bytes);
 }
 
+QVariant path_setting_value(const QString& path) {
+    const QByteArray bytes = path_to_native(path);
+    if (path.toUtf8() == bytes) return path;
+    return bytes;
+}
+
+QString path_from_setting(const QVariant& value) {
+    if (value.typeId() == QMetaType::QByteArray) return path_from_native(value.toByteArray());
+    return value.toString();
+}
+
 }  // namespace precis

@@ -6,6 +6,7 @@
 // from the window like any other.
 #include <QString>
 #include <QUrl>
+#include <QVariant>
 
 namespace precis {
 
@@ -18,5 +19,12 @@ QString path_from_dialog(const QString& chosen);
 // The local file a URL names, from its percent-encoded bytes rather than Qt's UTF-8
 // decoding of them. Empty for a URL that is not a local file.
 QString path_from_local_url(const QUrl& url);
+
+// A path as a QSettings value that keeps its bytes: text when the name is UTF-8 (so the
+// settings file stays readable and earlier settings read as before), the native bytes
+// otherwise (QSettings writes text through UTF-8, which would turn them into '?').
+QVariant path_setting_value(const QString& path);
+// The path a setting holds, written by path_setting_value or by hand as text.
+QString path_from_setting(const QVariant& value);
 
 }  // namespace precis

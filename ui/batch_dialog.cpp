@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "app/batch/batch_counts.h"
+#include "app/qt_file_names.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
 #include "app/worker/settings_description.h"
@@ -89,7 +90,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
 
     connect(browse_, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder to summarize"), folder_->text());
-        if (!dir.isEmpty()) folder_->setText(dir);
+        if (!dir.isEmpty()) folder_->setText(path_from_dialog(dir));  // Qt's decoding lost bytes that are not UTF-8
     });
     connect(start_, &QPushButton::clicked, this, &BatchDialog::start);
     connect(cancel_, &QPushButton::clicked, this, &BatchDialog::cancel);

@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 
+#include "app/qt_file_names.h"
 #include "engine/model/config.h"
 
 namespace precis::ui {
@@ -54,7 +55,7 @@ ClassifierSettingsBox::ClassifierSettingsBox(QWidget* parent)
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Classifier model folder"), folder_->text());
         if (dir.isEmpty()) return;
-        folder_->setText(dir);
+        folder_->setText(path_from_dialog(dir));  // Qt's decoding lost bytes that are not UTF-8
         describe();
     });
     connect(folder_, &QLineEdit::editingFinished, this, &ClassifierSettingsBox::describe);

@@ -355,8 +355,8 @@ void MainWindow::on_document_opened(const OpenedDocument& opened) {
     library_panel_->refresh();
     // Shown again even when it is the open one: re-added from a new place, its path changed.
     if (opened.document_id == current_document_) current_document_ = 0;
-    for (const QString& note : opened.notes) show_status(QFileInfo(opened.path).fileName() + ": " + note, 8000);
-    if (!opened.added) show_status(tr("%1 is already in the library.").arg(QFileInfo(opened.path).fileName()), 5000);
+    for (const QString& note : opened.notes) show_status(path_for_display(QFileInfo(opened.path).fileName()) + ": " + note, 8000);
+    if (!opened.added) show_status(tr("%1 is already in the library.").arg(path_for_display(QFileInfo(opened.path).fileName())), 5000);
     show_document(opened.document_id);
 }
 
@@ -449,8 +449,8 @@ void MainWindow::on_password_needed(const QString& path, bool wrong_password) {
     auto* dialog = new QInputDialog(this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setWindowTitle(tr("Password"));
-    dialog->setLabelText(wrong_password ? tr("That password did not open %1. Try again:").arg(QFileInfo(path).fileName())
-                                        : tr("%1 is encrypted. Password:").arg(QFileInfo(path).fileName()));
+    dialog->setLabelText(wrong_password ? tr("That password did not open %1. Try again:").arg(path_for_display(QFileInfo(path).fileName()))
+                                        : tr("%1 is encrypted. Password:").arg(path_for_display(QFileInfo(path).fileName())));
     dialog->setTextEchoMode(QLineEdit::Password);
     connect(dialog, &QInputDialog::textValueSelected, this, [this, path](const QString& password) { open_file(path, password); });
     dialog->open();
@@ -479,10 +479,12 @@ void MainWindow::download_model() {
 }
 
 void MainWindow::use_model_folder() {
-    const QString dir = QFileDialog::getExistingDirectory(this, tr("A HuggingFace BART or LSG-BART model folder"));
-    if (dir.isEmpty()) return;
-    if (!QFileInfo::exists(dir + QStringLiteral("/config.json"))) {
-        show_error(tr("Use a model folder"), tr("%1 has no config.json: it is not a HuggingFace model folder.").arg(dir));
+    const QString chosen = QFileDialog::getExistingDirectory(this, tr("A HuggingFace BART or LSG-BART model folder"));
+    if (chosen.isEmpty()) return;
+    const QString dir = path_from_dialog(chosen);  // Qt's decoding lost bytes that are not UTF-8
+    if (std::error_code ec; !std::filesystem::is_regular_file(native_path(dir) / "config.json", ec)) {
+        show_error(tr("Use a model folder"),
+                   tr("%1 has no config.json: it is not a HuggingFace model folder.").arg(path_for_display(dir)));
         return;
     }
     EngineSettings s = settings_;

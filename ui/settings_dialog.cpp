@@ -22,6 +22,7 @@
 #include <QVBoxLayout>
 
 #include "app/paths.h"
+#include "app/qt_file_names.h"
 #include "app/worker/compute_type_setting.h"
 #include "app/worker/engine_thread.h"
 #include "engine/core/error.h"
@@ -222,7 +223,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
 
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Model folder"), model_dir_->text());
-        if (!dir.isEmpty()) model_dir_->setText(dir);
+        if (!dir.isEmpty()) model_dir_->setText(path_from_dialog(dir));  // Qt's decoding lost bytes that are not UTF-8
     });
     connect(import_, &QPushButton::clicked, this, &SettingsDialog::import_model);
     connect(download, &QPushButton::clicked, this, [this] {
@@ -373,7 +374,7 @@ void SettingsDialog::accept() {
 
 void SettingsDialog::import_model() {
     const QString dir = QFileDialog::getExistingDirectory(this, tr("Import a HuggingFace BART or LSG-BART folder"));
-    if (!dir.isEmpty()) start_import(dir);
+    if (!dir.isEmpty()) start_import(path_from_dialog(dir));
 }
 
 void SettingsDialog::start_import(const QString& source_dir) {

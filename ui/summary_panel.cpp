@@ -20,6 +20,7 @@
 
 #include <algorithm>
 
+#include "app/file_names.h"
 #include "ui/classification_view.h"
 
 namespace precis::ui {
@@ -204,7 +205,7 @@ void SummaryPanel::show_summary(qint64 summary_id) {
                           .arg(s.seconds_encode, 0, 'f', 2)
                           .arg(s.seconds_generate, 0, 'f', 2)
                           .arg(reading));
-    details_->setToolTip(s.model_path);
+    details_->setToolTip(path_for_display(s.model_path));
     if (s.passages && !passages_.contains(s.id)) passages_[s.id] = *s.passages;  // stored with the summary
     show_passages();
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/batch/source_passages.h"
+#include "app/file_names.h"
 #include "app/paths.h"
 #include "engine/model/model.h"
 
@@ -22,7 +23,7 @@ SummaryRecord make_summary_record(qint64 document_id, const QString& document_te
     SummaryRecord s;
     s.document_id = document_id;
     s.model_name = QString::fromStdString(model.name());
-    s.model_path = QString::fromStdString(model.path().string());
+    s.model_path = path_from_fs(model.path());
     nlohmann::json params = describe_options(options);
     params["tokens_read"] = r.tokens_read;
     params["score"] = r.score;

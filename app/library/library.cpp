@@ -83,7 +83,7 @@ SummaryRecord read_summary(const Stmt& st, int c = 0) {
     s.id = st.int64(c + 0);
     s.document_id = st.int64(c + 1);
     s.model_name = st.text(c + 2);
-    s.model_path = st.text(c + 3);
+    s.model_path = st.path(c + 3);
     s.parameters = object_from_json(st.text(c + 4));
     s.summary = st.text(c + 5);
     s.summary_ids = ints_from_json(st.text(c + 6));
@@ -129,7 +129,7 @@ ModelRecord read_model(const Stmt& st) {
     ModelRecord m;
     m.id = st.int64(0);
     m.name = st.text(1);
-    m.path = st.text(2);
+    m.path = st.path(2);
     m.architecture = st.text(3);
     m.attention = st.text(4);
     m.imported_at = time_from_db(st.text(5));
@@ -343,7 +343,7 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
         for (qint32 v : s->summary_ids) ids.append(v);
         QJsonObject o{{"id", s->id},
                       {"document", document},
-                      {"model", QJsonObject{{"name", s->model_name}, {"path", s->model_path}}},
+                      {"model", QJsonObject{{"name", s->model_name}, {"path", path_for_display(s->model_path)}}},
                       {"method", s->method},
                       {"parameters", s->parameters},
                       {"summary", s->summary},
@@ -385,7 +385,7 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
         md += QStringLiteral("- Method: %1\n").arg(summary_method_description(*s));
     } else {
         md += QStringLiteral("- Model: %1").arg(s->model_name);
-        if (!s->model_path.isEmpty()) md += QStringLiteral(" (`%1`)").arg(markdown_escape_inline(s->model_path));
+        if (!s->model_path.isEmpty()) md += QStringLiteral(" (`%1`)").arg(markdown_escape_inline(path_for_display(s->model_path)));
         md += QLatin1Char('\n');
     }
     if (!s->parameters.isEmpty()) {
@@ -533,10 +533,10 @@ qint64 Library::register_model(const ModelRecord& m) {
             "INSERT INTO models (name, path, architecture, attention) VALUES (?, ?, ?, ?) "
             "ON CONFLICT(path) DO UPDATE SET name = excluded.name, architecture = excluded.architecture, "
             "attention = excluded.attention, imported_at = strftime('%Y-%m-%dT%H:%M:%fZ','now')");
-    st.bind(1, m.name).bind(2, m.path).bind(3, m.architecture).bind(4, m.attention);
+    st.bind(1, m.name).bind_path(2, m.path).bind(3, m.architecture).bind(4, m.attention);
     st.run();
     Stmt id(db, "SELECT id FROM models WHERE path = ?");
-    id.bind(1, m.path);
+    id.bind_path(1, m.path);
     id.step();
     const qint64 model_id = id.int64(0);
     tx.commit();

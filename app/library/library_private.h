@@ -62,7 +62,7 @@ struct Library::Impl {
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
         st.bind(1, s.document_id)
             .bind(2, s.model_name)
-            .bind(3, s.model_path)
+            .bind_path(3, s.model_path)
             .bind(4, to_json(s.parameters))
             .bind(5, s.summary)
             .bind(6, to_json_array(s.summary_ids))

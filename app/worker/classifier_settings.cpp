@@ -3,7 +3,9 @@
 #include <QSettings>
 
 #include "app/models/model_store.h"
+#include "app/file_names.h"
 #include "app/paths.h"
+#include "app/qt_file_names.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 
@@ -23,14 +25,14 @@ bool is_classifier_task(const QString& task) {
 
 ClassifierSettings load_classifier_settings(const QSettings& q) {
     ClassifierSettings d, s;
-    s.model_dir = q.value("classifier/dir", d.model_dir).toString();
+    s.model_dir = path_from_setting(q.value("classifier/dir", d.model_dir));
     s.labels = q.value("classifier/labels", d.labels).toString();
     s.multi_label = q.value("classifier/multi_label", d.multi_label).toBool();
     return s;
 }
 
 void save_classifier_settings(QSettings& q, const ClassifierSettings& s) {
-    q.setValue("classifier/dir", s.model_dir);
+    q.setValue("classifier/dir", path_setting_value(s.model_dir));
     q.setValue("classifier/labels", s.labels);
     q.setValue("classifier/multi_label", s.multi_label);
 }
@@ -46,7 +48,7 @@ QStringList classifier_labels(const ClassifierSettings& s) {
 
 std::optional<ResolvedClassifier> find_classifier_model(const ClassifierSettings& s) {
     if (!s.model_dir.isEmpty()) {
-        const fs::path dir(s.model_dir.toStdString());
+        const fs::path dir = native_path(s.model_dir);
         return ResolvedClassifier{dir, QStringLiteral("settings"), models::describe_model(dir).task};
     }
     // Installed first (the user put them there), then the HuggingFace cache; the summarizer
@@ -67,7 +69,7 @@ QString no_classifier_message() {
 ResolvedClassifier resolve_classifier_model(const ClassifierSettings& s) {
     std::optional<ResolvedClassifier> found = find_classifier_model(s);
     if (!found) throw Error(no_classifier_message().toStdString());
-    if (!fs::is_directory(found->dir)) throw Error("The classifier folder " + found->dir.string() + " does not exist.");
+    if (!fs::is_directory(found->dir)) throw Error("The classifier folder " + display_utf8(path_from_fs(found->dir)) + " does not exist.");
     return *found;
 }
 

@@ -1,7 +1,7 @@
 #include "app/worker/compute_type_setting.h"
 
-#include <QUrl>
 
+#include "app/file_names.h"
 #include "engine/core/checked.h"
 #include "engine/core/error.h"
 #include "engine/model/config.h"
@@ -30,9 +30,10 @@ bool is_compute_type_setting(const QString& setting) {
 }
 
 QString compute_type_settings_key(const QString& model_dir) {
-    // Percent-encoded so the folder's slashes do not become QSettings groups.
+    // The folder's bytes percent-encoded: its slashes do not become QSettings groups, and
+    // two folders whose names differ only in bytes that are not UTF-8 keep their own keys.
     const QString dir = model_dir.trimmed();
-    return "compute_type/" + (dir.isEmpty() ? QStringLiteral("automatic") : QString::fromLatin1(QUrl::toPercentEncoding(dir)));
+    return "compute_type/" + (dir.isEmpty() ? QStringLiteral("automatic") : QString::fromLatin1(path_to_native(dir).toPercentEncoding()));
 }
 
 }  // namespace precis

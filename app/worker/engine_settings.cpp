@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 
+#include "app/file_names.h"
 #include "app/paths.h"
+#include "app/qt_file_names.h"
 #include "app/summary_method.h"
 #include "app/worker/compute_type_setting.h"
 #include "engine/core/error.h"
@@ -20,7 +22,7 @@ EngineSettings load_engine_settings(const QSettings& q) {
     s.method = q.value("summary/method", d.method).toString();
     if (!parse_summary_method(s.method)) s.method = d.method;
     s.extractive_sentences = std::max(0, q.value("summary/extractive_sentences", d.extractive_sentences).toInt());
-    s.model_dir = q.value("model/dir", d.model_dir).toString();
+    s.model_dir = path_from_setting(q.value("model/dir", d.model_dir));
     s.device = q.value("engine/device", d.device).toString();
     s.compute_type = q.value(compute_type_settings_key(s.model_dir), d.compute_type).toString();
     if (!is_compute_type_setting(s.compute_type)) s.compute_type = d.compute_type;
@@ -55,7 +57,7 @@ EngineSettings load_engine_settings(const QSettings& q) {
 void save_engine_settings(QSettings& q, const EngineSettings& s) {
     q.setValue("summary/method", s.method);
     q.setValue("summary/extractive_sentences", s.extractive_sentences);
-    q.setValue("model/dir", s.model_dir);
+    q.setValue("model/dir", path_setting_value(s.model_dir));
     q.setValue("engine/device", s.device);
     q.setValue(compute_type_settings_key(s.model_dir), s.compute_type);
     q.setValue("attention/kind", s.attention);
@@ -90,7 +92,7 @@ LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_l
 
 std::optional<ResolvedModel> find_model(const EngineSettings& s) {
     if (!s.model_dir.isEmpty()) {
-        const fs::path dir(s.model_dir.toStdString());
+        const fs::path dir = native_path(s.model_dir);
         // The fixture test model keeps its tokenizer apart; chosen by folder it still needs it.
         std::error_code ec;
         if (TestModel t = fixture_test_model(); !t.dir.empty() && fs::equivalent(dir, t.dir, ec))

@@ -1,11 +1,11 @@
 #include "app/worker/engine_worker.h"
 
-#include <QFileInfo>
 
 #include "app/batch/batch_runner.h"
 #include "app/batch/records.h"
 #include "app/batch/source_passages.h"
 #include "app/extractive/extractive_summarizer.h"
+#include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/paths.h"
@@ -100,7 +100,7 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
     Run run;
     run.where = resolve_model(settings);
     if (!fs::is_directory(run.where.dir))
-        throw Error("The model folder " + run.where.dir.string() + " does not exist.");
+        throw Error("The model folder " + display_utf8(path_from_fs(run.where.dir)) + " does not exist.");
     emit progress(QStringLiteral("loading model"), 0, 0);
     LoadOptions load = load_options_for(settings, run.where);
     const ComputeTypeChoice compute = resolve_compute_type(settings.compute_type.toStdString(), run.where.dir);
@@ -116,7 +116,7 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
         announced_attention_ = attention;
         ModelInfo info;
         info.name = QString::fromStdString(run.model->name());
-        info.path = QString::fromStdString(run.model->path().string());
+        info.path = path_from_fs(run.model->path());
         info.source = run.where.source;
         info.is_test_model = run.where.is_test_model;
         info.attention = attention;
@@ -255,8 +255,8 @@ void EngineWorker::trace_sources(quint64 ticket, qint64 summary_id, const Engine
             emit sources_traced(SourceTrace{summary_id, summary->passages.value_or(QVector<SourcePassage>{})});
             return;
         }
-        if (!QFileInfo(summary->model_path).isDir())
-            throw Error("The model that made this summary (" + summary->model_path.toStdString() + ") is gone, so its sources cannot be traced.");
+        if (std::error_code ec; !fs::is_directory(native_path(summary->model_path), ec))
+            throw Error("The model that made this summary (" + display_utf8(summary->model_path) + ") is gone, so its sources cannot be traced.");
         Run run = prepare(settings_for_summary(*summary, settings));
         std::vector<int64_t> ids(summary->summary_ids.begin(), summary->summary_ids.end());
         const SourceWeights w = trace_summary_sources(*run.model, *backend_, doc->text.toStdString(), run.options, ids,
@@ -337,7 +337,7 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
 
 void EngineWorker::import_model(quint64 ticket, const QString& source_dir, const EngineSettings& settings) {
     guarded(ticket, [&] {
-        const fs::path source(source_dir.toStdString());
+        const fs::path source = native_path(source_dir);
         emit progress(QStringLiteral("importing the model"), 0, 0);
         ByteProgress bytes;
         bytes.should_abort = [this, ticket] { return is_cancelled(ticket); };
@@ -347,8 +347,8 @@ void EngineWorker::import_model(quint64 ticket, const QString& source_dir, const
         };
         const ImportedModel imported = import_model_folder(source, user_models_dir(), settings, bytes);
         ModelRecord rec;
-        rec.name = QString::fromStdString(imported.dir.filename().string());
-        rec.path = QString::fromStdString(imported.dir.string());
+        rec.name = path_from_fs(imported.dir.filename());
+        rec.path = path_from_fs(imported.dir);
         rec.architecture = QString::fromStdString(imported.architecture);
         rec.attention = QStringLiteral("lsg");
         library().register_model(rec);

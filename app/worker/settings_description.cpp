@@ -1,5 +1,7 @@
 #include "app/worker/settings_description.h"
 
+#include "app/file_names.h"
+
 #include <QCoreApplication>
 #include <QDir>
 
@@ -40,8 +42,8 @@ QString describe_engine_settings(const EngineSettings& s) {
     }
     const std::optional<ResolvedModel> model = find_model(s);
     if (!model) return tr("Model: none found (the run will say how to install one)");
-    const QString folder = QString::fromStdString(model->dir.string());
-    QString text = tr("Model: %1 (%2)").arg(QDir(folder).dirName(), model->source);
+    const QString folder = path_from_fs(model->dir.filename().empty() ? model->dir.parent_path().filename() : model->dir.filename());
+    QString text = tr("Model: %1 (%2)").arg(path_for_display(folder), model->source);
     if (model->is_test_model) text += tr(", the RANDOM test model: its summaries are meaningless");
     text += tr("; device %1; %2; %3").arg(s.device, attention_part(s), generation_part(s));
     return text;

@@ -3,6 +3,7 @@
 // a config stays fp32 for loading to explain, and each model folder has its own key.
 #include <gtest/gtest.h>
 
+#include "app/file_names.h"
 #include "app/worker/compute_type_setting.h"
 #include "engine/core/error.h"
 #include "tests/support/fixtures.h"
@@ -36,6 +37,13 @@ TEST(ComputeTypeSetting, EachModelFolderHasItsOwnKeyWithoutNestedGroups) {
     EXPECT_EQ(a.count('/'), 1) << a.toStdString();  // "compute_type/<encoded folder>"
     EXPECT_EQ(compute_type_settings_key(""), "compute_type/automatic");
     EXPECT_EQ(compute_type_settings_key(" /models/bart-base "), b);
+}
+
+TEST(ComputeTypeSetting, FoldersDifferingOnlyInBytesThatAreNotUtf8KeepTheirOwnKeys) {
+    const QString latin1 = path_from_native(std::string_view("/models/mod\xE8le"));
+    const QString other = path_from_native(std::string_view("/models/mod\xE9le"));
+    EXPECT_NE(compute_type_settings_key(latin1), compute_type_settings_key(other));
+    EXPECT_EQ(compute_type_settings_key(latin1).count('/'), 1);
 }
 
 }  // namespace

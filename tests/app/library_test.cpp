@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <sqlite3.h>
 
+#include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 
@@ -327,6 +328,29 @@ TEST_F(LibraryTest, SummaryHistoryIsKeptNewestFirstWithAllFields) {
     EXPECT_TRUE(s.created_at.isValid());
     ASSERT_TRUE(lib.summary(first));
     EXPECT_EQ(lib.summary(first)->summary, "first summary");
+}
+
+TEST_F(LibraryTest, ModelFoldersWhoseNamesAreNotUtf8AreStoredExactly) {
+    const QString folder = path_from_native(std::string_view("/models/mod\xE8le-lsg"));
+    Library lib(db_path());
+    const qint64 doc = lib.add_or_get_document(make_doc("Doc", "text"));
+    SummaryRecord s = make_summary(doc, "summary");
+    s.model_path = folder;
+    const qint64 id = lib.add_summary(s);
+    ModelRecord m;
+    m.name = QStringLiteral("mod\u00e8le-lsg");
+    m.path = folder;
+    m.architecture = QStringLiteral("LSGBartForConditionalGeneration");
+    m.attention = QStringLiteral("lsg");
+    lib.register_model(m);
+    lib.register_model(m);  // the same folder again updates its row, found by its exact bytes
+
+    Library reopened(db_path());
+    ASSERT_TRUE(reopened.summary(id));
+    EXPECT_EQ(path_to_native(reopened.summary(id)->model_path).toStdString(), "/models/mod\xE8le-lsg");
+    const QVector<ModelRecord> models = reopened.models();
+    ASSERT_EQ(models.size(), 1);
+    EXPECT_EQ(path_to_native(models[0].path).toStdString(), "/models/mod\xE8le-lsg");
 }
 
 TEST_F(LibraryTest, SummaryForMissingDocumentIsNotFoundAndNotStored) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QFile>
+#include <QSettings>
 #include <QUrl>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +52,25 @@ TEST(QtFileNames, DialogChoiceThatExistsOrIsAmbiguousIsLeftAsGiven) {
     const std::string second = touch(dir, "a\xFF.txt");
     EXPECT_EQ(path_from_dialog(as_dialog_shows(second)), as_dialog_shows(second));
     EXPECT_EQ(path_from_dialog(QStringLiteral("relative.txt")), QStringLiteral("relative.txt"));
+}
+
+TEST(QtFileNames, PathSettingKeepsANonUtf8NameThroughTheSettingsFile) {
+    const auto dir = test::scratch_dir("qt-file-names");
+    const std::string latin1 = dir.string() + "/mod\xE8le";
+    const QString ini = QString::fromStdString(dir.string() + "/settings.ini");
+    {
+        QSettings q(ini, QSettings::IniFormat);
+        q.setValue("model/dir", path_setting_value(path_from_native(latin1)));
+    }
+    QSettings q(ini, QSettings::IniFormat);
+    EXPECT_EQ(path_to_native(path_from_setting(q.value("model/dir"))).toStdString(), latin1);
+}
+
+TEST(QtFileNames, PathSettingOfAUtf8NameIsPlainTextAsBefore) {
+    const QString utf8 = QString::fromUtf8("/models/mod\xC3\xA8le");
+    EXPECT_EQ(path_setting_value(utf8).typeId(), QMetaType::QString);
+    EXPECT_EQ(path_from_setting(path_setting_value(utf8)), utf8);
+    EXPECT_EQ(path_from_setting(QVariant(QStringLiteral("/models/a"))), QStringLiteral("/models/a"));  // written by hand
 }
 
 TEST(QtFileNames, DroppedUrlGivesTheFileNamesExactBytes) {

@@ -57,3 +57,14 @@ TEST(RougeEval, ErrorsNameTheLine) {
     }
     EXPECT_THROW(rouge_eval_jsonl("/nonexistent/pairs.jsonl"), std::runtime_error);
 }
+
+TEST(RougeEval, NumberBeyondDoubleIsOneErrorNamingTheLine) {
+    // nlohmann throws out_of_range (not parse_error) for 1e999; it must not escape as an abort.
+    std::istringstream huge("{\"id\": 1e999, \"reference\": \"a\", \"candidate\": \"a\"}\n");
+    try {
+        rouge_eval_stream(huge, "pairs.jsonl");
+        FAIL() << "expected an error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("pairs.jsonl line 1 is not valid JSON"), std::string::npos) << e.what();
+    }
+}

@@ -1,6 +1,7 @@
 // A document whose file name is not UTF-8, dropped on the window from a file manager:
 // it opens, the library stores its name's exact bytes, and the library list shows the
-// odd byte escaped (\xe9) instead of a replacement character.
+// odd byte escaped (\xe9) instead of a replacement character. A model folder so named is
+// remembered in the settings and loads after a restart.
 #include <QDropEvent>
 #include <QMessageBox>
 #include <QMimeData>
@@ -49,6 +50,29 @@ TEST(NonUtf8FileNamesWindow, DroppedFileOpensIsStoredExactlyAndIsListedEscaped) 
     const QAbstractItemModel* rows = window.library_panel()->table()->model();
     ASSERT_EQ(rows->rowCount(), 1);
     EXPECT_EQ(rows->index(0, 0).data().toString(), QStringLiteral("caf\\xe9-rivers"));
+}
+
+TEST(NonUtf8FileNamesWindow, ModelFolderWithANonUtf8NameIsRememberedAndLoads) {
+    if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
+    const auto dir = scratch_dir("non-utf8-model");
+    const std::string link = (dir / "mod\xE8le").string();
+    std::filesystem::create_directory_symlink(fixture_test_model().dir, link);
+    {
+        EngineSettings s = fixture_model_settings();
+        s.model_dir = path_from_native(link);  // what the folder picker now hands the settings
+        QSettings q;
+        q.clear();
+        save_engine_settings(q, s);
+    }
+    // A new window reads the settings as a restarted application would.
+    ui::MainWindowOptions options;
+    options.library_path = QString::fromStdString((dir / "library.sqlite").string());
+    ui::MainWindow window(options);
+    window.show();
+    EXPECT_EQ(path_to_native(window.settings().model_dir).toStdString(), link);
+    const bool loaded = wait_until([&] { return window.model_info().has_value(); });
+    QMessageBox* box = window.findChild<QMessageBox*>();
+    EXPECT_TRUE(loaded) << (box ? box->text().toStdString() : std::string("(no message)"));
 }
 
 }  // namespace
