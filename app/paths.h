@@ -8,6 +8,10 @@ namespace precis {
 std::filesystem::path user_data_dir();     // $XDG_DATA_HOME/precis
 std::filesystem::path user_models_dir();   // user_data_dir()/models
 std::filesystem::path user_config_dir();   // $XDG_CONFIG_HOME/precis
+// Quantized (int8 / fp16) weights are cached beside their model, or here when the model
+// folder cannot be written: $XDG_CACHE_HOME/precis/weights. Empty when
+// PRECIS_WEIGHT_CACHE=off (or 0): then nothing is cached anywhere.
+std::filesystem::path weight_cache_dir();
 std::filesystem::path default_library_path();  // $PRECIS_LIBRARY, else user_data_dir()/library.sqlite
 
 // The user's model: the one chosen with `precis model default` (an installed folder or a

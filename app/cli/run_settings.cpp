@@ -93,6 +93,8 @@ LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& arg
     LoadOptions lo;
     lo.tokenizer_dir = where.tokenizer_dir;
     lo.compute_type = compute_type_for_model(dir, args);
+    lo.weight_cache_fallback = weight_cache_dir();
+    lo.cache_quantized_weights = !lo.weight_cache_fallback.empty();
     if (auto v = args.int_value("--max-positions")) {
         check(*v > 0 && *v <= kMaxPositionsLimit, "--max-positions must be between 1 and " +
                                                       std::to_string(kMaxPositionsLimit) + ", not " + std::to_string(*v));
@@ -107,6 +109,7 @@ LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& arg
     }
     LoadedRun run;
     run.model = Model::load(dir, lo);
+    for (const std::string& note : run.model->load_notes()) std::cerr << "precis: " << note << "\n";
     if (need_tokenizer) require_tokenizer(*run.model);
     run.attention = attention_from_flags(*run.model, args);
     return run;

@@ -105,6 +105,8 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
     LoadOptions load = load_options_for(settings, run.where);
     const ComputeTypeChoice compute = resolve_compute_type(settings.compute_type.toStdString(), run.where.dir);
     load.compute_type = compute.type;
+    load.weight_cache_fallback = weight_cache_dir();
+    load.cache_quantized_weights = !load.weight_cache_fallback.empty();
     run.model = models_->get(run.where.dir, load);
     run.options = summarize_options_for(settings, *run.model);
     run.device = choose_device(settings.device);
@@ -131,6 +133,7 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
         emit model_ready(info);
         if (!run.device.notice.isEmpty()) emit notice(run.device.notice);
         if (!compute.notice.empty()) emit notice(QString::fromStdString(compute.notice));
+        for (const std::string& note : run.model->load_notes()) emit notice(QString::fromStdString(note));
     }
     return run;
 }

@@ -1,5 +1,9 @@
 #include "engine/core/dtype.h"
 
+#include <immintrin.h>
+
+#include <algorithm>
+
 namespace precis {
 
 size_t dtype_size(DType t) {
@@ -83,6 +87,36 @@ uint16_t float_to_half(float f) {
     uint32_t rem = mant & 0x1fff;
     if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;  // may carry into exponent: correct
     return uint16_t(half);
+}
+
+namespace {
+constexpr int64_t kConvertBlock = int64_t(1) << 16;  // elements per OpenMP task
+}
+
+void halves_from_floats(const float* src, uint16_t* dst, int64_t n) {
+    const int64_t blocks = (n + kConvertBlock - 1) / kConvertBlock;
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; ++b) {
+        int64_t i = b * kConvertBlock;
+        const int64_t end = std::min(n, i + kConvertBlock);
+        // vcvtps2ph rounds to nearest even, as float_to_half does.
+        for (; i + 8 <= end; i += 8)
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                             _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        for (; i < end; ++i) dst[i] = float_to_half(src[i]);
+    }
+}
+
+void floats_from_halves(const uint16_t* src, float* dst, int64_t n) {
+    const int64_t blocks = (n + kConvertBlock - 1) / kConvertBlock;
+#pragma omp parallel for schedule(static) if (blocks > 1)
+    for (int64_t b = 0; b < blocks; ++b) {
+        int64_t i = b * kConvertBlock;
+        const int64_t end = std::min(n, i + kConvertBlock);
+        for (; i + 8 <= end; i += 8)
+            _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i))));
+        for (; i < end; ++i) dst[i] = half_to_float(src[i]);
+    }
 }
 
 }  // namespace precis

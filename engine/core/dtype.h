@@ -17,6 +17,10 @@ bool dtype_from_name(const std::string& s, DType& out);
 
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);
+// The same over n elements, eight at a time with F16C and spread over the OpenMP threads
+// (widening or narrowing a whole weight matrix at load).
+void halves_from_floats(const float* src, uint16_t* dst, int64_t n);
+void floats_from_halves(const uint16_t* src, float* dst, int64_t n);
 
 inline float bf16_to_float(uint16_t b) {
     uint32_t u = uint32_t(b) << 16;

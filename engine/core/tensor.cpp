@@ -99,6 +99,15 @@ Tensor Tensor::to(DType dtype) const {
     if (dtype == dtype_) return clone();
     Tensor out = empty(dtype, shape_);
     const int64_t n = numel();
+    // The conversions of whole weight matrices at load, vectorized.
+    if (dtype_ == DType::F32 && dtype == DType::F16) {
+        halves_from_floats(data<float>(), out.data<uint16_t>(), n);
+        return out;
+    }
+    if (dtype_ == DType::F16 && dtype == DType::F32) {
+        floats_from_halves(data<uint16_t>(), out.data<float>(), n);
+        return out;
+    }
     // Convert through float.
     auto get = [&](int64_t i) -> float {
         switch (dtype_) {

@@ -116,8 +116,10 @@ int64_t first_non_finite(const Bits* p, int64_t n, Bits exponent_mask) {
         if ((p[i] & exponent_mask) == exponent_mask) return i;
 }
 
+}  // namespace
+
 // Weights holding NaN or infinity would run and write nonsense; refuse them at load.
-void check_finite(const WeightMap& w, const fs::path& file) {
+void check_finite_weights(const WeightMap& w, const fs::path& file) {
     for (const auto& [name, t] : w) {
         if (!t.defined() || t.numel() == 0) continue;
         int64_t at = -1;
@@ -133,8 +135,6 @@ void check_finite(const WeightMap& w, const fs::path& file) {
                         "); the weights are damaged");
     }
 }
-
-}  // namespace
 
 WeightMap load_checkpoint(const fs::path& model_dir) {
     std::error_code ec;
@@ -159,7 +159,7 @@ WeightMap load_checkpoint(const fs::path& model_dir) {
                     "pytorch_model.bin or pytorch_model.bin.index.json)");
     }
     if (w.empty()) throw Error("model folder '" + model_dir.string() + "' has a weights file with no tensors");
-    check_finite(w, model_dir);
+    check_finite_weights(w, model_dir);
     resolve_tied_weights(w);
     return w;
 }

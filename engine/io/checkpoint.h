@@ -43,6 +43,10 @@ private:
 // or a file is unreadable.
 WeightMap load_checkpoint(const std::filesystem::path& model_dir);
 
+// Throws precis::Error naming `where` and the tensor when a float tensor of `w` holds a
+// NaN or an infinity (damaged weights would run and write nonsense).
+void check_finite_weights(const WeightMap& w, const std::filesystem::path& where);
+
 // BART ties: a missing `lm_head.weight`, `model.encoder.embed_tokens.weight` or
 // `model.decoder.embed_tokens.weight` aliases `model.shared.weight` (same memory); a
 // missing `model.shared.weight` aliases an embed_tokens weight (encoder first).

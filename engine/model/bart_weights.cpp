@@ -17,6 +17,7 @@ public:
     Gatherer(const WeightMap& map, const std::string& where) : map_(map), where_(where) {}
 
     ComputeType compute_ = ComputeType::Fp32;
+    bool prequantized_ = false;  // the map is a weight cache: matrices already as compute_
 
     // The checkpoint's tensor, shape-checked, in its own dtype (F32/F16/BF16).
     Tensor raw(const std::string& name, const Shape& shape) const {
@@ -49,13 +50,27 @@ public:
 
     LinearWeights linear(const std::string& prefix, int64_t out, int64_t in) const {
         LinearWeights l;
-        if (compute_ != ComputeType::Fp32) {  // straight from the checkpoint's dtype, no fp32 copy
+        if (prequantized_) {
+            l.weight = stored(prefix + ".weight", {out, in});
+            if (compute_ == ComputeType::Int8) l.scales = get(prefix + ".weight_scale", {out});
+        } else if (compute_ != ComputeType::Fp32) {  // straight from the checkpoint's dtype, no fp32 copy
             l.weight = LinearWeights::stored_as(raw(prefix + ".weight", {out, in}), compute_, &l.scales);
         } else {
             l.weight = get(prefix + ".weight", {out, in});
         }
         if (map_.has(prefix + ".bias")) l.bias = get(prefix + ".bias", {out});
         return l;
+    }
+
+    // A matrix of a weight cache, which must already be in the compute type's dtype.
+    Tensor stored(const std::string& name, const Shape& shape) const {
+        if (!map_.has(name)) throw Error("weight cache " + where_ + " has no tensor '" + name + "'");
+        const Tensor& t = map_.get(name);
+        const DType want = compute_ == ComputeType::Int8 ? DType::I8 : DType::F16;
+        if (t.shape() != shape || t.dtype() != want)
+            throw Error("weight cache " + where_ + ": tensor '" + name + "' is " + dtype_name(t.dtype()) + " " +
+                        shape_str(t.shape()) + ", expected " + dtype_name(want) + " " + shape_str(shape));
+        return t;
     }
 
     LayerNormWeights norm(const std::string& prefix, int64_t d) const {
@@ -88,18 +103,24 @@ Tensor tile_positions(const Tensor& table, int max_positions) {
 
 }  // namespace
 
-BartWeights BartWeights::from_map(const WeightMap& map, const ModelConfig& cfg, const std::string& where,
-                                  ComputeType compute) {
-    Gatherer g(map, where);
-    g.compute_ = compute;
+namespace {
+
+BartWeights gather(const Gatherer& g, const ModelConfig& cfg, const std::string& where, ComputeType compute) {
     const int64_t D = cfg.d_model, V = cfg.vocab_size, P = cfg.max_position_embeddings + 2;
     BartWeights w;
-    w.shared = g.get("model.shared.weight", {V, D});
-    if (g.has("final_logits_bias"))
-        w.final_logits_bias = g.get("final_logits_bias", {V});
-    else
-        w.final_logits_bias = Tensor::zeros(DType::F32, {V});
-    w.tie_lm_head(compute);  // first: a float32 copy of a half-precision table is freed at once
+    if (g.prequantized_) {  // the LM head as stored; fp16-weights keeps float32 lookups beside it
+        w.lm_head = g.linear("lm_head", V, D);
+        check(w.lm_head.bias.defined(), "weight cache " + where + " has no tensor 'lm_head.bias'");
+        w.final_logits_bias = w.lm_head.bias;
+        if (compute == ComputeType::Fp16Weights) w.shared = g.get("model.shared.weight", {V, D});
+    } else {
+        w.shared = g.get("model.shared.weight", {V, D});
+        if (g.has("final_logits_bias"))
+            w.final_logits_bias = g.get("final_logits_bias", {V});
+        else
+            w.final_logits_bias = Tensor::zeros(DType::F32, {V});
+        w.tie_lm_head(compute);  // first: a float32 copy of a half-precision table is freed at once
+    }
     w.encoder_positions = g.get("model.encoder.embed_positions.weight", {P, D});
     w.decoder_positions = g.get("model.decoder.embed_positions.weight", {P, D});
     w.encoder_embedding_norm = g.norm("model.encoder.layernorm_embedding", D);
@@ -135,6 +156,24 @@ BartWeights BartWeights::from_map(const WeightMap& map, const ModelConfig& cfg, 
     }
     w.compute_type = compute;
     return w;
+}
+
+}  // namespace
+
+BartWeights BartWeights::from_map(const WeightMap& map, const ModelConfig& cfg, const std::string& where,
+                                  ComputeType compute) {
+    Gatherer g(map, where);
+    g.compute_ = compute;
+    return gather(g, cfg, where, compute);
+}
+
+BartWeights BartWeights::from_cache(const WeightMap& map, const ModelConfig& cfg, const std::string& where,
+                                    ComputeType compute) {
+    check(compute != ComputeType::Fp32, "float32 weights are never cached");
+    Gatherer g(map, where);
+    g.compute_ = compute;
+    g.prequantized_ = true;
+    return gather(g, cfg, where, compute);
 }
 
 BartWeights BartWeights::random(const ModelConfig& cfg, uint64_t seed, ComputeType compute) {

@@ -88,6 +88,11 @@ struct BartWeights {
     // Linear layers are stored as `compute` one at a time, so the peak stays near the result.
     static BartWeights from_map(const WeightMap& map, const ModelConfig& cfg, const std::string& where,
                                 ComputeType compute = ComputeType::Fp32);
+    // The same from a weight cache (weight_cache.h) whose linear layers are already stored
+    // as `compute` (int8 with "<name>.weight_scale", or fp16) and whose LM head is
+    // "lm_head.*": every tensor stays a view of the mapped file.
+    static BartWeights from_cache(const WeightMap& map, const ModelConfig& cfg, const std::string& where,
+                                  ComputeType compute);
     // Random weights of the right shapes (for `precis bench --shape ...`), seeded; the
     // same seed gives the same fp32 values whatever the compute type.
     static BartWeights random(const ModelConfig& cfg, uint64_t seed, ComputeType compute = ComputeType::Fp32);

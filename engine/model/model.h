@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/model/bart_weights.h"
 #include "engine/model/config.h"
@@ -24,6 +25,11 @@ struct LoadOptions {
     std::filesystem::path tokenizer_dir;
     // How the linear layers hold their weights (quantized once here, at load).
     ComputeType compute_type = ComputeType::Fp32;
+    // int8 / fp16 weights: keep them in a cache file beside the model (weight_cache.h) and
+    // map it on later loads. Off by default: the engine writes nothing unless asked.
+    bool cache_quantized_weights = false;
+    // Where the cache goes when the model folder cannot be written (e.g. ~/.cache/precis/weights).
+    std::filesystem::path weight_cache_fallback;
 };
 
 class Model {
@@ -47,15 +53,21 @@ public:
     }
     size_t parameter_count() const;
     ComputeType compute_type() const { return weights_.compute_type; }
+    // What loading did that a person may want to know, one sentence each: weights cached
+    // for the next load, a cache that could not be written or was damaged.
+    const std::vector<std::string>& load_notes() const { return load_notes_; }
 
 private:
     Model() = default;
+    static BartWeights load_weights(const std::filesystem::path& dir, ModelConfig& cfg, const LoadOptions& opts,
+                                    std::vector<std::string>& notes);
     ModelConfig config_;
     BartWeights weights_;
     std::shared_ptr<const Tokenizer> tokenizer_;
     GenerationConfig generation_;
     std::filesystem::path path_;
     std::string name_;
+    std::vector<std::string> load_notes_;
 };
 
 }  // namespace precis

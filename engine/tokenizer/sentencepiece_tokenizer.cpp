@@ -15,7 +15,13 @@ SentencePieceTokenizer::SentencePieceTokenizer(const std::filesystem::path& mode
     const std::string bytes =
         read_regular_file(model_file, "the sentencepiece model " + model_file.string(), kMaxTokenizerFileBytes);
     check_sentencepiece_charsmaps(bytes, "the sentencepiece model " + model_file.string());
-    if (const auto status = sp_->LoadFromSerializedProto(bytes); !status.ok())
+    sentencepiece::util::Status status;
+    try {
+        status = sp_->LoadFromSerializedProto(bytes);
+    } catch (const std::exception& e) {  // its trie builder throws on some pieces (one that is a NUL byte)
+        throw Error("the sentencepiece model " + model_file.string() + " cannot be loaded: " + e.what() + ".");
+    }
+    if (!status.ok())
         throw Error("the sentencepiece model " + model_file.string() + " cannot be loaded: " + status.ToString() + ".");
     const int n = sp_->GetPieceSize();
     if (n <= 0) throw Error("the sentencepiece model " + model_file.string() + " has an empty vocabulary.");

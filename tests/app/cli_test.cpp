@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -117,6 +118,34 @@ TEST(Cli, ForwardTakesAComputeTypeAndRejectsUnknownOnes) {
     CliRun r = precis(base + " --compute-type int4");
     EXPECT_NE(r.code, 0);
     EXPECT_NE(r.err.find("--compute-type must be fp32, int8 or fp16-weights"), std::string::npos) << r.err;
+}
+
+TEST(Cli, Int8WeightsAreCachedBesideTheModelAndTheNextRunMapsThem) {
+    const FixtureCase c = FixtureCase::load("bart-tiny");
+    const fs::path dir = scratch_dir("cli-weight-cache");
+    const fs::path model = dir / "bart-tiny";
+    fs::copy(c.model_dir, model, fs::copy_options::recursive);
+    fs::permissions(model, fs::perms::owner_all, fs::perm_options::add);
+    nlohmann::json in;
+    in["input_ids"] = id_rows(c.tensors.at("main.input_ids"));
+    in["attention_mask"] = id_rows(c.tensors.at("main.attention_mask"));
+    in["decoder_input_ids"] = id_rows(c.tensors.at("decoder_input_ids"));
+    std::ofstream(dir / "in.json") << in.dump();
+    auto run = [&](const std::string& out) {
+        return precis("forward --compute-type int8 --model " + model.string() + " --input " + (dir / "in.json").string() +
+                          " --out " + (dir / out).string(),
+                      "PRECIS_WEIGHT_CACHE=on XDG_CACHE_HOME=" + (dir / "cache").string());
+    };
+    const CliRun first = run("first.safetensors");
+    ASSERT_EQ(first.code, 0) << first.err;
+    EXPECT_NE(first.err.find("int8 weights cached in " + (model / ".precis-cache").string()), std::string::npos) << first.err;
+    const CliRun second = run("second.safetensors");
+    ASSERT_EQ(second.code, 0) << second.err;
+    EXPECT_EQ(second.err.find("cached"), std::string::npos) << second.err;
+    const Tensor a = read_safetensors(dir / "first.safetensors").tensors.at("logits");
+    const Tensor b = read_safetensors(dir / "second.safetensors").tensors.at("logits");
+    ASSERT_EQ(a.nbytes(), b.nbytes());
+    EXPECT_EQ(std::memcmp(a.raw(), b.raw(), a.nbytes()), 0) << "the cached weights are the quantized ones, bit for bit";
 }
 
 TEST(Cli, ForwardWithoutAComputeTypeRunsFp32WhenTheModelFitsInFreeMemory) {

@@ -8,6 +8,7 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include "engine/core/error.h"
 #include "engine/tokenizer/sentencepiece_tokenizer.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/fixtures.h"
@@ -170,6 +171,33 @@ TEST(TokenizerSentencepiece, DefaultIdsUseFairseqLayoutShiftedByOne) {
     EXPECT_EQ(tok->decode(expected, true), text);
     EXPECT_EQ(tok->encode("short \u03a9", false).back(), 3);  // spm's <unk> (0) maps to 3
     EXPECT_EQ(tok->encode("short <mask>", false).back(), n + 1);
+}
+
+// A serialized ModelProto with these pieces (type 1 normal, 2 unknown, 3 control), by hand.
+std::string model_with_pieces(const std::vector<std::pair<std::string, int>>& pieces) {
+    std::string model;
+    for (const auto& [text, type] : pieces) {
+        std::string piece = "\x0a" + std::string(1, char(text.size())) + text;  // piece
+        piece += std::string("\x15\x00\x00\x80\xbf", 5);                      // score -1
+        piece += "\x18" + std::string(1, char(type));                            // type
+        model += "\x0a" + std::string(1, char(piece.size())) + piece;            // ModelProto.pieces
+    }
+    return model;
+}
+
+TEST(SentencePieceTokenizer, PieceThatIsANulByteIsOneClearErrorNotAnAbort) {
+    // sentencepiece's trie builder throws its own exception type for a key starting with NUL
+    // (found by tests/fuzz/sentencepiece_fuzz); it must come out as precis::Error.
+    const fs::path dir = test::scratch_dir("spm-nul-piece");
+    const fs::path file = dir / "sentencepiece.bpe.model";
+    std::ofstream(file, std::ios::binary)
+        << model_with_pieces({{"<unk>", 2}, {"<s>", 3}, {"</s>", 3}, {std::string(1, '\0'), 1}, {"a", 1}});
+    try {
+        SentencePieceTokenizer tok(file);
+        ADD_FAILURE() << "a model with a NUL piece was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(file.string() + " cannot be loaded"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace

@@ -11,6 +11,13 @@ namespace precis::test {
 
 namespace fs = std::filesystem;
 
+namespace {
+// The fixtures are read in place and never written: no int8/fp16 weight cache beside them
+// (app/paths.h weight_cache_dir), in this process or the `precis` runs it starts. A test
+// of the cache turns it on for a copy of a model. Set before main(), overriding nothing.
+const bool kNoWeightCacheInTests = [] { return ::setenv("PRECIS_WEIGHT_CACHE", "off", 0) == 0; }();
+}  // namespace
+
 fs::path fixtures_dir() {
     if (const char* e = std::getenv("PRECIS_FIXTURES"); e && *e) return e;
     return PRECIS_FIXTURES_DEFAULT;
