@@ -43,11 +43,18 @@ void copy_file_in_chunks(const fs::path& from, const fs::path& to, uint64_t& don
     if (!out) throw Error("cannot write '" + to.string() + "' (is the disk full?)");
 }
 
-// Copies every regular file under `from` (sub-folders included) into the new folder `to`.
+// Copies every regular file under `from` (sub-folders included) into the new folder `to`,
+// except a weight cache (engine/model/weight_cache.h): the copy's files get new times, so
+// it would never match them, and it can be as large as the model.
 void copy_model_folder(const fs::path& from, const fs::path& to, const ByteProgress& progress) {
     std::vector<fs::path> files;
     uint64_t total = 0;
-    for (const auto& e : fs::recursive_directory_iterator(from)) {
+    for (auto it = fs::recursive_directory_iterator(from); it != fs::recursive_directory_iterator(); ++it) {
+        const fs::directory_entry& e = *it;
+        if (e.is_directory() && e.path().filename() == ".precis-cache") {
+            it.disable_recursion_pending();
+            continue;
+        }
         if (!e.is_regular_file()) continue;
         files.push_back(e.path());
         total += e.file_size();

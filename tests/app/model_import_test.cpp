@@ -73,6 +73,17 @@ TEST_F(ModelImport, CopiesAnLsgModelAsItIsAndNeverOverwrites) {
     EXPECT_EQ(entries_of(root_), (std::vector<std::string>{"lsg-norm", "lsg-norm-2"}));
 }
 
+TEST_F(ModelImport, AWeightCacheInTheSourceIsNotCopied) {
+    const fs::path src = scratch_ / "lsg-norm";
+    fs::copy(fixtures_dir() / "models" / "lsg-norm", src, fs::copy_options::recursive);
+    fs::permissions(src, fs::perms::owner_all, fs::perm_options::add);
+    fs::create_directory(src / ".precis-cache");
+    std::ofstream(src / ".precis-cache" / "int8-plain-0123456789abcdef.safetensors") << "cached weights";
+    const ImportedModel m = import_model_folder(src, root_, settings_, ByteProgress{});
+    EXPECT_TRUE(fs::exists(m.dir / "model.safetensors"));
+    EXPECT_FALSE(fs::exists(m.dir / ".precis-cache"));
+}
+
 TEST_F(ModelImport, ReportsBytesWhileCopying) {
     const fs::path src = large_lsg_source();
     uint64_t last_done = 0, last_total = 0;
