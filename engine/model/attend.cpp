@@ -1,55 +1,14 @@
 #include "engine/model/attend.h"
 
 #include <cblas.h>
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "engine/model/softmax_row.h"
+
 namespace precis {
-
-namespace {
-
-// softmax over s[0..n) in place, with HF's additive-mask semantics.
-inline void softmax_row(float* s, int64_t n) {
-    float m = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < n; ++j) m = std::max(m, s[j]);
-    float sum = 0.f;
-    for (int64_t j = 0; j < n; ++j) {
-        s[j] = std::exp(s[j] - m);
-        sum += s[j];
-    }
-    const float inv = 1.f / sum;
-    for (int64_t j = 0; j < n; ++j) s[j] *= inv;
-}
-
-// q . k over hd elements with k in half precision (F16C widening, 8 at a time).
-inline float dot_half(const float* q, const uint16_t* k, int64_t hd) {
-    __m256 acc = _mm256_setzero_ps();
-    int64_t c = 0;
-    for (; c + 8 <= hd; c += 8)
-        acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + c),
-                              _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(k + c))), acc);
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps(acc, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    float d = _mm_cvtss_f32(s);
-    for (; c < hd; ++c) d += q[c] * _cvtsh_ss(k[c]);
-    return d;
-}
-
-// o += w * v over hd elements with v in half precision.
-inline void axpy_half(float w, const uint16_t* v, int64_t hd, float* o) {
-    const __m256 wv = _mm256_set1_ps(w);
-    int64_t c = 0;
-    for (; c + 8 <= hd; c += 8)
-        _mm256_storeu_ps(o + c, _mm256_fmadd_ps(wv, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + c))),
-                                                _mm256_loadu_ps(o + c)));
-    for (; c < hd; ++c) o[c] += w * _cvtsh_ss(v[c]);
-}
-
-}  // namespace
 
 void attend(const AttendArgs& a, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
@@ -103,30 +62,6 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
                 for (int64_t c = 0; c < hd; ++c) oi[c] += w * vj[c];
             }
         }
-    }
-}
-
-// The same with half-precision keys and values: read half the bytes of the float32 path,
-// which is what a decoding step's cross-attention is bound by on long inputs.
-void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
-    const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
-    if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
-    const float lowest = std::numeric_limits<float>::lowest();
-    for (int64_t i = 0; i < nq; ++i) {
-        const float* qi = a.q + i * a.ldq;
-        float* si = scratch.data() + i * nk;
-        for (int64_t j = 0; j < nk; ++j) si[j] = dot_half(qi, a.k16 + j * a.ldk, hd) * a.scale;
-        if (a.key_mask)
-            for (int64_t j = 0; j < nk; ++j) si[j] += a.key_mask[j];
-        if (a.causal_offset >= 0)
-            for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
-        softmax_row(si, nk);
-        if (a.weight_sink)
-            for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
-        float* oi = a.out + i * a.ldo;
-        std::fill(oi, oi + hd, 0.f);
-        for (int64_t j = 0; j < nk; ++j)
-            if (si[j] != 0.f) axpy_half(si[j], a.v16 + j * a.ldv, hd, oi);
     }
 }
 

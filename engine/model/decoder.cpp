@@ -1,15 +1,41 @@
 #include "engine/model/decoder.h"
 
+#include <immintrin.h>
 #include <omp.h>
 
 #include <cmath>
 #include <cstring>
 
 #include "engine/backend/backend.h"
+#include "engine/core/dtype.h"
 #include "engine/model/attend.h"
 #include "engine/model/model.h"
 
 namespace precis {
+
+namespace {
+
+// [S, heads * hd] floats -> [heads, S, hd] halves.
+Tensor halves_by_head(const Tensor& x, int64_t heads, int64_t hd) {
+    const int64_t S = x.dim(0), D = heads * hd;
+    Tensor out = Tensor::empty(DType::F16, {heads, S, hd});
+    const float* src = x.data<float>();
+    uint16_t* dst = out.data<uint16_t>();
+#pragma omp parallel for collapse(2) schedule(static) if (S * D > (1 << 16))
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t s = 0; s < S; ++s) {
+            const float* from = src + s * D + h * hd;
+            uint16_t* to = dst + (h * S + s) * hd;
+            int64_t c = 0;
+            for (; c + 8 <= hd; c += 8)  // rounds to nearest even, as float_to_half does
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(to + c),
+                                 _mm256_cvtps_ph(_mm256_loadu_ps(from + c), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            for (; c < hd; ++c) to[c] = float_to_half(from[c]);
+        }
+    return out;
+}
+
+}  // namespace
 
 DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOutput& encoded, int rows_per_item,
                            int max_length, int max_new)
@@ -49,10 +75,11 @@ DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOu
             // With int8 / fp16 weights the cross keys/values are kept in half precision:
             // every decoding step reads all of them (12 x 2 x 4096 x 1024 floats = 400 MB at
             // bart-large on 4k tokens, more than the int8 weights), so half the bytes is
-            // nearly half the step; their rounding (2^-11) is below the weights'.
+            // nearly half the step; their rounding (2^-11) is below the weights'. They are
+            // stored head by head so that one head's keys are a single run of memory.
             if (w.compute_type != ComputeType::Fp32) {
-                k = k.to(DType::F16);
-                v = v.to(DType::F16);
+                k = halves_by_head(k, heads_, hd_);
+                v = halves_by_head(v, heads_, hd_);
             }
             cross_k_.push_back(std::move(k));
             cross_v_.push_back(std::move(v));
@@ -126,36 +153,39 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         be_.linear(ctx_.data<float>(), n, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
 
-        // Cross-attention over the row's batch item (shared keys/values).
+        // Cross-attention: the beams of one document share its keys and values, so all
+        // of its query rows go through one call that reads them once.
         be_.linear(x, n, D, lw.cross_attn.q.ref(), lw.cross_attn.q.b(), D, q_.data<float>());
-        const size_t items = encoded_.rows.size();
+        const int items = int(encoded_.rows.size());
+        const int64_t group = int64_t(rows_per_item_) * new_len;
         // With a sink the heads run serially so their weights can be summed without races.
 #pragma omp parallel for collapse(2) schedule(static) if (cross_sink_ == nullptr)
-        for (int r = 0; r < rows_; ++r) {
+        for (int item = 0; item < items; ++item) {
             for (int h = 0; h < int(heads_); ++h) {
-                const int item = item_of_row(r);
+                const int64_t first = int64_t(item) * group;
+                const int64_t S = cross_len_[size_t(item)];
+                const Tensor& ck = cross_k_[size_t(l) * size_t(items) + size_t(item)];
+                const Tensor& cv = cross_v_[size_t(l) * size_t(items) + size_t(item)];
                 AttendArgs a;
-                a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+                a.q = q_.data<float>() + first * D + h * hd_;
                 a.ldq = D;
-                const Tensor& ck = cross_k_[size_t(l) * items + item];
-                const Tensor& cv = cross_v_[size_t(l) * items + item];
-                if (ck.dtype() == DType::F16) {
+                if (ck.dtype() == DType::F16) {  // [heads, S, hd]
                     a.k = a.v = nullptr;
-                    a.k16 = ck.data<uint16_t>() + h * hd_;
-                    a.v16 = cv.data<uint16_t>() + h * hd_;
-                } else {
+                    a.k16 = ck.data<uint16_t>() + h * S * hd_;
+                    a.v16 = cv.data<uint16_t>() + h * S * hd_;
+                    a.ldk = a.ldv = hd_;
+                } else {  // [S, D]
                     a.k = ck.data<float>() + h * hd_;
                     a.v = cv.data<float>() + h * hd_;
+                    a.ldk = a.ldv = D;
                 }
-                a.ldk = D;
-                a.ldv = D;
-                a.nq = new_len;
-                a.nk = cross_len_[size_t(item)];
+                a.nq = group;
+                a.nk = S;
                 a.hd = hd_;
                 a.scale = qscale;
                 a.key_mask = cross_mask_[size_t(item)];
                 a.weight_sink = cross_sink_;
-                a.out = ctx_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+                a.out = ctx_.data<float>() + first * D + h * hd_;
                 a.ldo = D;
                 attend(a, scratch_[size_t(omp_get_thread_num())]);
             }

@@ -49,7 +49,7 @@ private:
     int rows_, rows_per_item_, max_length_, max_new_, length_ = 0;
     int64_t D_, F_, heads_, hd_;
     std::vector<Tensor> self_k_, self_v_;      // per layer [rows, max_length, D]
-    std::vector<Tensor> cross_k_, cross_v_;    // per layer, per item [S_item, D]
+    std::vector<Tensor> cross_k_, cross_v_;    // per layer, per item: [S_item, D] floats, or [heads, S_item, hd] halves
     std::vector<const float*> cross_mask_;     // per item
     std::vector<int64_t> cross_len_;           // per item
     const EncoderOutput& encoded_;

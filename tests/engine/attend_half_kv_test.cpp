@@ -1,8 +1,10 @@
 // The decoder's attention with half-precision keys and values against the float32 path
 // on the same values (the halves widened back): only the summation order differs, so
 // outputs and weights agree to ~1e-6. Shapes: one query (a decoding step) and several
-// (the first forward), few and many keys (the float32 path switches to BLAS at 256 and
-// 4096), a head size that is not a multiple of 8, key masks, causal masks, weight sinks.
+// (the first forward) and the beams of a document (their queries share one call), few
+// and many keys (the float32 path switches to BLAS at 256 and 4096; the half path works
+// in blocks of 64 keys and groups of 8), head sizes that are not a multiple of 8 and
+// wider than one 64-float register set, key masks, causal masks, weight sinks.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -61,8 +63,8 @@ std::string label(const ::testing::TestParamInfo<Shape>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, AttendHalfKv,
-                         ::testing::Combine(::testing::Values<int64_t>(1, 3), ::testing::Values<int64_t>(1, 17, 300, 4100),
-                                            ::testing::Values<int64_t>(37, 64), ::testing::Bool()),
+                         ::testing::Combine(::testing::Values<int64_t>(1, 3, 8), ::testing::Values<int64_t>(1, 17, 300, 4100),
+                                            ::testing::Values<int64_t>(8, 37, 64, 72, 128), ::testing::Bool()),
                          label);
 
 }  // namespace

@@ -1,0 +1,155 @@
+// attend() with keys and values in half precision: a decoding step's cross-attention
+// when the weights are int8 or fp16. On long inputs that step is bound by reading the
+// keys and values (bart-large, 4k tokens: 200 MB per token), so each key and value row
+// is read from memory once for all the queries of the call (the beams of one document)
+// and widened once, into a block small enough to stay in L1 while every query uses it.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/core/dtype.h"
+#include "engine/model/attend.h"
+#include "engine/model/softmax_row.h"
+
+namespace precis {
+
+namespace {
+
+constexpr int64_t kBlock = 64;  // keys widened at a time: 64 x hd floats (16 KB at hd 64)
+
+void widen_rows(const uint16_t* src, int64_t ld, int64_t rows, int64_t hd, float* dst) {
+    for (int64_t t = 0; t < rows; ++t)
+        for (int64_t c = 0; c < hd; c += 8)
+            _mm256_storeu_ps(dst + t * hd + c,
+                             _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + t * ld + c))));
+}
+
+// Eight dot products q . k[t] (t < 8, rows hd apart) returned in one register.
+inline __m256 dot8(const float* q, const float* k, int64_t hd) {
+    __m256 acc[8];
+    for (int t = 0; t < 8; ++t) acc[t] = _mm256_setzero_ps();
+    for (int64_t c = 0; c < hd; c += 8) {
+        const __m256 qv = _mm256_loadu_ps(q + c);
+        for (int t = 0; t < 8; ++t) acc[t] = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k + t * hd + c), acc[t]);
+    }
+    // Pairwise sums: each 128-bit half of u0 ends up holding partial sums of keys 0-3,
+    // of u1 keys 4-7; adding the halves gives the eight totals in key order.
+    const __m256 u0 = _mm256_hadd_ps(_mm256_hadd_ps(acc[0], acc[1]), _mm256_hadd_ps(acc[2], acc[3]));
+    const __m256 u1 = _mm256_hadd_ps(_mm256_hadd_ps(acc[4], acc[5]), _mm256_hadd_ps(acc[6], acc[7]));
+    return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
+}
+
+inline float dot1(const float* q, const float* k, int64_t hd) {
+    __m256 acc = _mm256_setzero_ps();
+    for (int64_t c = 0; c < hd; c += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), acc);
+    return horizontal_sum(acc);
+}
+
+// out[0..8W) += sum over the block's keys of w[j] * v[j], the W registers of `out`
+// held across the whole block.
+template <int W>
+void accumulate(const float* w, const float* v, int64_t keys, int64_t hd, float* out) {
+    __m256 acc[W];
+    for (int c = 0; c < W; ++c) acc[c] = _mm256_loadu_ps(out + 8 * c);
+    for (int64_t j = 0; j < keys; ++j) {
+        if (w[j] == 0.f) continue;  // masked keys and softmax underflow
+        const __m256 wj = _mm256_set1_ps(w[j]);
+        for (int c = 0; c < W; ++c) acc[c] = _mm256_fmadd_ps(wj, _mm256_loadu_ps(v + j * hd + 8 * c), acc[c]);
+    }
+    for (int c = 0; c < W; ++c) _mm256_storeu_ps(out + 8 * c, acc[c]);
+}
+
+void accumulate_row(const float* w, const float* v, int64_t keys, int64_t hd, float* out) {
+    for (int64_t c0 = 0; c0 < hd; c0 += 64) {
+        const float* vc = v + c0;
+        float* oc = out + c0;
+        switch (std::min<int64_t>(8, (hd - c0) / 8)) {
+            case 8: accumulate<8>(w, vc, keys, hd, oc); break;
+            case 7: accumulate<7>(w, vc, keys, hd, oc); break;
+            case 6: accumulate<6>(w, vc, keys, hd, oc); break;
+            case 5: accumulate<5>(w, vc, keys, hd, oc); break;
+            case 4: accumulate<4>(w, vc, keys, hd, oc); break;
+            case 3: accumulate<3>(w, vc, keys, hd, oc); break;
+            case 2: accumulate<2>(w, vc, keys, hd, oc); break;
+            default: accumulate<1>(w, vc, keys, hd, oc); break;
+        }
+    }
+}
+
+// Head widths that are not a multiple of 8 (tiny test models): one element at a time.
+void scores_scalar(const AttendArgs& a, float* s) {
+    for (int64_t i = 0; i < a.nq; ++i)
+        for (int64_t j = 0; j < a.nk; ++j) {
+            float d = 0.f;
+            for (int64_t c = 0; c < a.hd; ++c) d += a.q[i * a.ldq + c] * half_to_float(a.k16[j * a.ldk + c]);
+            s[i * a.nk + j] = d * a.scale;
+        }
+}
+
+void values_scalar(const AttendArgs& a, const float* s) {
+    for (int64_t i = 0; i < a.nq; ++i) {
+        float* oi = a.out + i * a.ldo;
+        for (int64_t j = 0; j < a.nk; ++j) {
+            const float w = s[i * a.nk + j];
+            if (w == 0.f) continue;
+            for (int64_t c = 0; c < a.hd; ++c) oi[c] += w * half_to_float(a.v16[j * a.ldv + c]);
+        }
+    }
+}
+
+}  // namespace
+
+void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
+    const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
+    const bool wide = hd % 8 == 0;
+    const size_t need = size_t(nq * nk + (wide ? kBlock * hd : 0));
+    if (scratch.size() < need) scratch.resize(need);
+    float* s = scratch.data();
+    float* block = s + nq * nk;
+
+    // Scores, a block of keys at a time, every query against the widened block.
+    if (wide) {
+        for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
+            const int64_t keys = std::min(kBlock, nk - j0);
+            widen_rows(a.k16 + j0 * a.ldk, a.ldk, keys, hd, block);
+            for (int64_t i = 0; i < nq; ++i) {
+                const float* qi = a.q + i * a.ldq;
+                float* si = s + i * nk + j0;
+                int64_t t = 0;
+                for (; t + 8 <= keys; t += 8)
+                    _mm256_storeu_ps(si + t, _mm256_mul_ps(dot8(qi, block + t * hd, hd), _mm256_set1_ps(a.scale)));
+                for (; t < keys; ++t) si[t] = dot1(qi, block + t * hd, hd) * a.scale;
+            }
+        }
+    } else {
+        scores_scalar(a, s);
+    }
+
+    const float lowest = std::numeric_limits<float>::lowest();
+    for (int64_t i = 0; i < nq; ++i) {
+        float* si = s + i * nk;
+        if (a.key_mask)
+            for (int64_t j = 0; j < nk; ++j) si[j] += a.key_mask[j];
+        if (a.causal_offset >= 0)
+            for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
+        softmax_row(si, nk);
+        if (a.weight_sink)
+            for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
+        std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
+    }
+
+    // Weighted values, the same way round.
+    if (wide) {
+        for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
+            const int64_t keys = std::min(kBlock, nk - j0);
+            widen_rows(a.v16 + j0 * a.ldv, a.ldv, keys, hd, block);
+            for (int64_t i = 0; i < nq; ++i) accumulate_row(s + i * nk + j0, block, keys, hd, a.out + i * a.ldo);
+        }
+    } else {
+        values_scalar(a, s);
+    }
+}
+
+}  // namespace precis
