@@ -10,49 +10,12 @@
 #include <mutex>
 #include <string>
 
+#include "engine/core/simd_exp.h"
+#include "engine/core/simd_reduce.h"
+
 namespace precis::attn_detail {
 
 namespace {
-
-// exp for x <= 0 (Cephes polynomial, ~1 ulp); x < -87.3 gives exactly 0 so that masked
-// scores (lowest float minus the row max) get a weight of exactly 0.
-inline __m256 exp_nonpositive(__m256 x) {
-    const __m256 zero_below = _mm256_set1_ps(-87.3f);
-    const __m256 underflow = _mm256_cmp_ps(x, zero_below, _CMP_LT_OQ);
-    x = _mm256_max_ps(x, _mm256_set1_ps(-88.0f));
-    __m256 fx = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f));
-    fx = _mm256_floor_ps(fx);
-    x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
-    x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
-    __m256 y = _mm256_set1_ps(1.9875691500E-4f);
-    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.3981999507E-3f));
-    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(8.3334519073E-3f));
-    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(4.1665795894E-2f));
-    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459E-1f));
-    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201E-1f));
-    const __m256 x2 = _mm256_mul_ps(x, x);
-    y = _mm256_fmadd_ps(y, x2, _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
-    __m256i n = _mm256_cvttps_epi32(fx);
-    n = _mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23);
-    y = _mm256_mul_ps(y, _mm256_castsi256_ps(n));
-    return _mm256_andnot_ps(underflow, y);
-}
-
-inline float exp_nonpositive(float x) { return x < -87.3f ? 0.0f : std::exp(x); }
-
-inline float hmax(__m256 v) {
-    __m128 a = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_max_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_max_ss(a, _mm_shuffle_ps(a, a, 1));
-    return _mm_cvtss_f32(a);
-}
-
-inline float hsum(__m256 v) {
-    __m128 a = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    a = _mm_add_ps(a, _mm_movehl_ps(a, a));
-    a = _mm_add_ss(a, _mm_shuffle_ps(a, a, 1));
-    return _mm_cvtss_f32(a);
-}
 
 std::mutex g_blas_mutex;
 int g_blas_depth = 0;
@@ -82,7 +45,7 @@ void softmax_rows(float* s, int rows, int cols, int ld, const float* mask) {
             for (; j < vec_end; j += 8) vmax = _mm256_max_ps(vmax, _mm256_loadu_ps(x + j));
             for (; j < cols; ++j) m = std::max(m, x[j]);
         }
-        m = std::max(m, hmax(vmax));
+        m = std::max(m, horizontal_max(vmax));
         // exp and sum
         const __m256 vm = _mm256_set1_ps(m);
         __m256 vsum = _mm256_setzero_ps();
@@ -96,7 +59,7 @@ void softmax_rows(float* s, int rows, int cols, int ld, const float* mask) {
             x[j] = exp_nonpositive(x[j] - m);
             sum += x[j];
         }
-        sum += hsum(vsum);
+        sum += horizontal_sum(vsum);
         const float inv = 1.0f / sum;
         const __m256 vinv = _mm256_set1_ps(inv);
         for (j = 0; j < vec_end; j += 8) _mm256_storeu_ps(x + j, _mm256_mul_ps(_mm256_loadu_ps(x + j), vinv));

@@ -6,19 +6,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/backend/int8_gemv.h"
 #include "engine/core/dtype.h"
+#include "engine/core/simd_reduce.h"
 #include "engine/core/error.h"
 
 namespace precis {
 
 namespace {
-
-inline float hsum(__m256 v) {
-    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-    s = _mm_add_ss(s, _mm_movehdup_ps(s));
-    return _mm_cvtss_f32(s);
-}
 
 // Eight weights widened to float: int8 through int32, fp16 with F16C.
 template <WeightFormat F> inline __m256 load8(const void* row, int64_t i);
@@ -66,7 +61,7 @@ void gemv_rows(const float* x, int64_t in, const WeightRef& w, const float* b, i
         const float scale = F == WeightFormat::I8 ? w.scales[o] : 1.f;
         const float bias = b ? b[o] : 0.f;
         for (int r = 0; r < R; ++r) {
-            float s = hsum(_mm256_add_ps(acc0[r], acc1[r]));
+            float s = horizontal_sum(_mm256_add_ps(acc0[r], acc1[r]));
             for (int64_t j = i; j < in; ++j) s += load1<F>(row, j) * x[r * in + j];
             y[r * out + o] = s * scale + bias;
         }
@@ -139,7 +134,8 @@ void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& 
     switch (w.format) {
         case WeightFormat::I8:
             check(w.scales != nullptr, "int8 weights need their scales");
-            gemv_block<WeightFormat::I8>(x, rows, in, w, b, out, c0, c1, y);
+            if (!int8_gemv_block(x, rows, in, w, b, out, c0, c1, y))
+                gemv_block<WeightFormat::I8>(x, rows, in, w, b, out, c0, c1, y);
             break;
         case WeightFormat::F16: gemv_block<WeightFormat::F16>(x, rows, in, w, b, out, c0, c1, y); break;
         case WeightFormat::F32: throw Error("lowp_gemv: float32 weights go through sgemv");

@@ -1,13 +1,15 @@
 #pragma once
 // Linear layers whose weights are stored in fewer bits than float32 (int8 with a scale
-// per output row, or fp16), for the CPU backend. Activations stay float32.
+// per output row, or fp16), for the CPU backend. Activations stay float32 (the int8
+// GEMV's int16 copy of a decoder row aside).
 //
 // Two kernels, chosen by the number of activation rows:
-//  - few rows (decoder steps, one row per beam): a weight-only GEMV that streams each
-//    weight row once, widens it in registers (int8 -> int32 -> float, or F16C
-//    half -> float) and multiplies it into up to four activation rows with FMA. Decoding
-//    is bound by memory bandwidth, so reading a quarter (int8) or half (fp16) of the
-//    fp32 bytes is the whole win.
+//  - few rows (decoder steps, one row per beam): a GEMV that streams each weight row
+//    once and multiplies it into up to four activation rows. fp16 weights are widened
+//    with F16C and multiplied in float (FMA); int8 weights are widened to int16 and
+//    multiplied into the rows quantized to int16 (int8_gemv.h), which keeps the step
+//    near memory speed on machines whose bandwidth outruns widening to float. Reading a
+//    quarter (int8) or half (fp16) of the fp32 bytes is the rest of the win.
 //  - many rows (encoder, cross-attention keys/values): int8 weights go to the integer
 //    GEMM (int8_gemm.h); fp16 weights are widened to fp32 once per call into a scratch
 //    buffer and OpenBLAS's sgemm does the product (the widening costs out*in operations

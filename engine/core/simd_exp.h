@@ -1,40 +1,39 @@
 #pragma once
-// exp() on eight floats at once (AVX2 + FMA), for the softmaxes on the decoding path:
-// a step's log-softmax over a 50k vocabulary and its cross-attention over 4k keys spend
-// most of their time in std::exp one element at a time.
-//
-// exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 in [-ln2/2, ln2/2];
-// ln 2 is split in two so r keeps its low bits, and exp(r) is its Taylor series to r^7
-// (truncation below 6e-9 relative, under half an ulp). Results are within 2 ulp of
-// std::exp for x in [-87, 88]; below that the result is 0 (std::exp would give a
-// denormal or 0, which a softmax cannot tell apart), above it +inf (std::exp overflows
-// from 88.72; a softmax only ever takes exp of x <= 0), and NaN stays NaN.
+// exp() for the softmaxes: eight floats at once (AVX2 + FMA) and the matching scalar
+// version for loop tails. Softmax only takes exp of scores minus their maximum, so the
+// argument is never positive; masked scores (the lowest float minus the maximum) must
+// come out as exactly 0. Used by the encoder's attention kernels and, on the decoding
+// path, by cross-attention and the vocabulary log-softmax (50k exps per beam per token).
 #include <immintrin.h>
+
+#include <cmath>
 
 namespace precis {
 
-inline __m256 exp8(__m256 x) {
-    const __m256 lo = _mm256_set1_ps(-87.0f), hi = _mm256_set1_ps(88.0f);
-    // min/max return their second operand when one is NaN, so a NaN passes through.
-    const __m256 xc = _mm256_max_ps(lo, _mm256_min_ps(hi, x));
-    const __m256 n = _mm256_round_ps(_mm256_mul_ps(xc, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), xc);  // ln 2, high part (exact in n * it)
-    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);         // ln 2, the rest
-    __m256 p = _mm256_set1_ps(1.f / 5040.f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 720.f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 120.f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 24.f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 6.f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
-    // 2^n built in the exponent field; n is in [-126, 127] after the clamp.
-    const __m256i bits = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-    const __m256 y = _mm256_mul_ps(p, _mm256_castsi256_ps(bits));
-    // Flush to zero under the clamp (x < -87 and -inf); +inf for x > 88 and +inf.
-    const __m256 zeroed = _mm256_andnot_ps(_mm256_cmp_ps(x, lo, _CMP_LT_OQ), y);
-    return _mm256_blendv_ps(zeroed, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(x, hi, _CMP_GT_OQ));
+// exp for x <= 0 (Cephes polynomial, ~1 ulp); x < -87.3 gives exactly 0 so that masked
+// scores (lowest float minus the row max) get a weight of exactly 0.
+inline __m256 exp_nonpositive(__m256 x) {
+    const __m256 zero_below = _mm256_set1_ps(-87.3f);
+    const __m256 underflow = _mm256_cmp_ps(x, zero_below, _CMP_LT_OQ);
+    x = _mm256_max_ps(_mm256_set1_ps(-88.0f), x);  // this operand order lets a NaN through
+    __m256 fx = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f));
+    fx = _mm256_floor_ps(fx);
+    x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(0.693359375f), x);
+    x = _mm256_fnmadd_ps(fx, _mm256_set1_ps(-2.12194440e-4f), x);
+    __m256 y = _mm256_set1_ps(1.9875691500E-4f);
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.3981999507E-3f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(8.3334519073E-3f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(4.1665795894E-2f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459E-1f));
+    y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201E-1f));
+    const __m256 x2 = _mm256_mul_ps(x, x);
+    y = _mm256_fmadd_ps(y, x2, _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
+    __m256i n = _mm256_cvttps_epi32(fx);
+    n = _mm256_slli_epi32(_mm256_add_epi32(n, _mm256_set1_epi32(127)), 23);
+    y = _mm256_mul_ps(y, _mm256_castsi256_ps(n));
+    return _mm256_andnot_ps(underflow, y);
 }
+
+inline float exp_nonpositive(float x) { return x < -87.3f ? 0.0f : std::exp(x); }
 
 }  // namespace precis

@@ -3,14 +3,28 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "engine/core/simd_exp.h"
+#include "engine/core/simd_reduce.h"
 #include "engine/generate/search.h"
 #include "engine/model/decoder.h"
 #include "engine/model/model.h"
-#include "engine/model/softmax_row.h"
 
 namespace precis {
+
+namespace {
+
+float row_max(const float* x, int64_t n) {
+    __m256 mv = _mm256_set1_ps(-std::numeric_limits<float>::infinity());
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) mv = _mm256_max_ps(mv, _mm256_loadu_ps(x + i));
+    float m = horizontal_max(mv);
+    for (; i < n; ++i) m = std::max(m, x[i]);
+    return m;
+}
+
+}  // namespace
 
 // Once per generated token per beam over the whole vocabulary (50k): eight lanes of exp
 // at a time, summed in double as the scalar version was.
@@ -20,7 +34,7 @@ void log_softmax_row(float* x, int64_t n) {
     __m256d sum_lo = _mm256_setzero_pd(), sum_hi = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
+        const __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(x + i), mv));
         sum_lo = _mm256_add_pd(sum_lo, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
         sum_hi = _mm256_add_pd(sum_hi, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));
     }

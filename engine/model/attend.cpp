@@ -6,7 +6,7 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/model/softmax_row.h"
+#include "engine/attention/attention_kernels.h"
 
 namespace precis {
 
@@ -36,11 +36,9 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
     }
     for (int64_t i = 0; i < nq; ++i) {
         float* si = s + i * nk;
-        if (a.key_mask)
-            for (int64_t j = 0; j < nk; ++j) si[j] += a.key_mask[j];
         if (a.causal_offset >= 0)
             for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
-        softmax_row(si, nk);
+        attn_detail::softmax_rows(si, 1, int(nk), int(nk), a.key_mask);
         if (a.weight_sink)
             for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
     }

@@ -9,9 +9,10 @@
 #include <cmath>
 #include <limits>
 
+#include "engine/attention/attention_kernels.h"
 #include "engine/core/dtype.h"
+#include "engine/core/simd_reduce.h"
 #include "engine/model/attend.h"
-#include "engine/model/softmax_row.h"
 
 namespace precis {
 
@@ -130,11 +131,9 @@ void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
     const float lowest = std::numeric_limits<float>::lowest();
     for (int64_t i = 0; i < nq; ++i) {
         float* si = s + i * nk;
-        if (a.key_mask)
-            for (int64_t j = 0; j < nk; ++j) si[j] += a.key_mask[j];
         if (a.causal_offset >= 0)
             for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
-        softmax_row(si, nk);
+        attn_detail::softmax_rows(si, 1, int(nk), int(nk), a.key_mask);
         if (a.weight_sink)
             for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
         std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
