@@ -10,12 +10,23 @@
 
 namespace precis {
 
+void scores_to_weights(const AttendArgs& a, float* s) {
+    const float lowest = std::numeric_limits<float>::lowest();
+    for (int64_t i = 0; i < a.nq; ++i) {
+        float* si = s + i * a.nk;
+        if (a.causal_offset >= 0)
+            for (int64_t j = a.causal_offset + i + 1; j < a.nk; ++j) si[j] = lowest;
+        attn_detail::softmax_rows(si, 1, int(a.nk), int(a.nk), a.key_mask);
+        if (a.weight_sink)
+            for (int64_t j = 0; j < a.nk; ++j) a.weight_sink[j] += si[j];
+    }
+}
+
 void attend(const AttendArgs& a, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
     if (a.k16) return attend_half_kv(a, scratch);
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();
-    const float lowest = std::numeric_limits<float>::lowest();
     // One query over many keys (a decoding step's cross-attention): strided GEMVs.
     const bool gemv = nq == 1 && nk >= 256;
     if (gemv) {
@@ -34,14 +45,7 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
             }
         }
     }
-    for (int64_t i = 0; i < nq; ++i) {
-        float* si = s + i * nk;
-        if (a.causal_offset >= 0)
-            for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
-        attn_detail::softmax_rows(si, 1, int(nk), int(nk), a.key_mask);
-        if (a.weight_sink)
-            for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
-    }
+    scores_to_weights(a, s);
     if (gemv) {
         cblas_sgemv(CblasRowMajor, CblasTrans, int(nk), int(hd), 1.f, a.v, int(a.ldv), s, 1, 0.f, a.out, 1);
     } else if (nq * nk >= 4096 && nq > 1) {

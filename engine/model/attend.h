@@ -27,5 +27,8 @@ struct AttendArgs {
 void attend(const AttendArgs& a, std::vector<float>& scratch);
 // attend() for k16 / v16 (called by attend when k16 is set).
 void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch);
+// Raw scores s[nq, nk] (scaled q.k) to attention weights in place: the causal and key
+// masks, softmax per row, and the weights added to a.weight_sink if set.
+void scores_to_weights(const AttendArgs& a, float* s);
 
 }  // namespace precis

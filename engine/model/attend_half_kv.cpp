@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
-#include "engine/attention/attention_kernels.h"
 #include "engine/core/dtype.h"
 #include "engine/core/simd_reduce.h"
 #include "engine/model/attend.h"
@@ -128,16 +126,8 @@ void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
         scores_scalar(a, s);
     }
 
-    const float lowest = std::numeric_limits<float>::lowest();
-    for (int64_t i = 0; i < nq; ++i) {
-        float* si = s + i * nk;
-        if (a.causal_offset >= 0)
-            for (int64_t j = a.causal_offset + i + 1; j < nk; ++j) si[j] = lowest;
-        attn_detail::softmax_rows(si, 1, int(nk), int(nk), a.key_mask);
-        if (a.weight_sink)
-            for (int64_t j = 0; j < nk; ++j) a.weight_sink[j] += si[j];
-        std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
-    }
+    scores_to_weights(a, s);
+    for (int64_t i = 0; i < nq; ++i) std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
 
     // Weighted values, the same way round.
     if (wide) {
