@@ -32,7 +32,6 @@ namespace {
 constexpr float kActivationMax = 16383.f;
 constexpr int64_t kChunk = 4096;  // weights summed in int32 before moving to float
 
-
 // q = round(x / scale) with scale = max|x| / 16383; returns the scale, 0 for a row that
 // is not finite (the caller then uses the float kernel).
 float quantize_row_int16(const float* x, int64_t n, int16_t* q) {
