@@ -100,29 +100,29 @@ void rows_kernel(const int16_t* xq, const float* xscale, int64_t in, const Weigh
 
 }  // namespace
 
-bool int8_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
-                     int64_t c0, int64_t c1, float* y) {
-    // One buffer per thread: every thread of a GEMV quantizes the rows for its columns
-    // (rows * in operations against its share of out * in).
-    thread_local std::vector<int16_t> xq;
-    thread_local std::vector<float> xscale;
-    if (xq.size() < size_t(rows * in)) xq.resize(size_t(rows * in));
-    xscale.resize(size_t(rows));
+bool round_rows_to_int16(const float* x, int64_t rows, int64_t in, Int16Rows& out) {
+    if (out.values.size() < size_t(rows * in)) out.values.resize(size_t(rows * in));
+    out.scales.resize(size_t(rows));
     for (int64_t r = 0; r < rows; ++r) {
-        xscale[size_t(r)] = quantize_row_int16(x + r * in, in, xq.data() + r * in);
-        if (xscale[size_t(r)] == 0.f) return false;
+        out.scales[size_t(r)] = quantize_row_int16(x + r * in, in, out.values.data() + r * in);
+        if (out.scales[size_t(r)] == 0.f) return false;
     }
+    return true;
+}
+
+void int8_gemv_columns(const Int16Rows& x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
+                       int64_t c0, int64_t c1, float* y) {
     int64_t r = 0;
-    for (; r + 4 <= rows; r += 4) rows_kernel<4>(xq.data() + r * in, &xscale[size_t(r)], in, w, b, out, c0, c1, y + r * out);
-    const int16_t* xr = xq.data() + r * in;
-    const float* sr = xscale.data() + r;
+    for (; r + 4 <= rows; r += 4)
+        rows_kernel<4>(x.values.data() + r * in, x.scales.data() + r, in, w, b, out, c0, c1, y + r * out);
+    const int16_t* xr = x.values.data() + r * in;
+    const float* sr = x.scales.data() + r;
     switch (rows - r) {
         case 3: rows_kernel<3>(xr, sr, in, w, b, out, c0, c1, y + r * out); break;
         case 2: rows_kernel<2>(xr, sr, in, w, b, out, c0, c1, y + r * out); break;
         case 1: rows_kernel<1>(xr, sr, in, w, b, out, c0, c1, y + r * out); break;
         default: break;
     }
-    return true;
 }
 
 }  // namespace precis

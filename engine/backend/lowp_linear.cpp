@@ -134,8 +134,7 @@ void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& 
     switch (w.format) {
         case WeightFormat::I8:
             check(w.scales != nullptr, "int8 weights need their scales");
-            if (!int8_gemv_block(x, rows, in, w, b, out, c0, c1, y))
-                gemv_block<WeightFormat::I8>(x, rows, in, w, b, out, c0, c1, y);
+            gemv_block<WeightFormat::I8>(x, rows, in, w, b, out, c0, c1, y);
             break;
         case WeightFormat::F16: gemv_block<WeightFormat::F16>(x, rows, in, w, b, out, c0, c1, y); break;
         case WeightFormat::F32: throw Error("lowp_gemv: float32 weights go through sgemv");
@@ -143,13 +142,23 @@ void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& 
 }
 
 void lowp_gemv(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y) {
+    // int8: the rows are rounded to int16 once, here, and shared by the threads (a
+    // reference, since each thread would see its own thread_local).
+    thread_local Int16Rows rounded_here;
+    const Int16Rows& rounded = rounded_here;
+    const bool int16_rows = w.format == WeightFormat::I8 && w.scales && round_rows_to_int16(x, rows, in, rounded_here);
     const int threads = rows * in * out < (1 << 16) ? 1 : omp_get_max_threads();
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         // Column slices aligned to 16 outputs keep each thread's writes on its own cache lines.
         const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
-        if (c1 > c0) lowp_gemv_block(x, rows, in, w, b, out, c0, c1, y);
+        if (c1 > c0) {
+            if (int16_rows)
+                int8_gemv_columns(rounded, rows, in, w, b, out, c0, c1, y);
+            else
+                lowp_gemv_block(x, rows, in, w, b, out, c0, c1, y);
+        }
     }
 }
 

@@ -33,11 +33,12 @@ void widen_weight_rows(const WeightRef& w, int64_t in, int64_t c0, int64_t c1, f
 void widen_weight(const WeightRef& w, int64_t out, int64_t in, float* dst);
 
 // y[rows, c0:c1] = x[rows, in] * W[c0:c1]^T + b[c0:c1] (b may be null), single-threaded,
-// y with row stride `out`. W is I8 or F16.
+// y with row stride `out`. W is I8 or F16, widened to float (for int8, lowp_gemv uses
+// int8_gemv.h instead unless a row holds a NaN or an infinity).
 void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                      int64_t c0, int64_t c1, float* y);
 
-// lowp_gemv_block over all of [0, out), the columns split over OpenMP threads.
+// The few-rows product over all of [0, out), the columns split over OpenMP threads.
 void lowp_gemv(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y);
 
 }  // namespace precis

@@ -11,6 +11,7 @@
 #include "engine/model/decoder.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
+#include "tests/support/compute_type_label.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/numeric.h"
 
@@ -49,12 +50,7 @@ TEST_P(DecoderCrossProjection, KeysOfALongDocumentLandWhereTheyBelong) {
 
 INSTANTIATE_TEST_SUITE_P(ComputeTypes, DecoderCrossProjection,
                          ::testing::Values(ComputeType::Fp32, ComputeType::Int8, ComputeType::Fp16Weights),
-                         [](const ::testing::TestParamInfo<ComputeType>& info) {
-                             std::string name = compute_type_name(info.param);
-                             for (char& c : name)
-                                 if (c == '-') c = '_';
-                             return name;
-                         });
+                         compute_type_label);
 
 }  // namespace
 }  // namespace precis::test
