@@ -145,7 +145,7 @@ def main():
     ap.add_argument("--check-against", default="")
     args = ap.parse_args()
 
-    ck = torch.load(args.ckpt, map_location="cpu")
+    ck = torch.load(args.ckpt, map_location="cpu", weights_only=False)
     c = BartConfig(**ck["config"])
     sd = ck["model"]
     sd = {k[len("_orig_mod."):] if k.startswith("_orig_mod.") else k: v for k, v in sd.items()}
