@@ -45,6 +45,9 @@ public:
                        float scale, const float* positions, int64_t pos0, float* out);
     // y[n] += bias[n]
     virtual void add_bias(float* y, const float* bias, int64_t rows, int64_t n) = 0;
+    // Frees the working memory the calling thread's products grew to (the encoder's, sized
+    // by the longest input), so that decoding does not carry it; the next product regrows it.
+    virtual void release_scratch() {}
 };
 
 // The CPU backend (OpenBLAS for products, OpenMP over rows for the rest).

@@ -56,6 +56,13 @@ void linear_block(const float* x, int64_t rows, int64_t in, const float* w, cons
     }
 }
 
+// fp16 weights widened for a many-row product: one buffer per calling thread (engine
+// workers may share a backend).
+std::vector<float>& widened_weights() {
+    thread_local std::vector<float> widened;
+    return widened;
+}
+
 class CpuBackend final : public Backend {
 public:
     using Backend::embed;
@@ -96,8 +103,7 @@ public:
         if (w.format == WeightFormat::F32) return linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
         if (rows <= kLowpGemvMaxRows) return lowp_gemv(x, rows, in, w, b, out, y);
         if (w.format == WeightFormat::I8) return int8_gemm(x, rows, in, w, b, out, y);
-        // One buffer per calling thread: engine workers may share a backend.
-        thread_local std::vector<float> widened;
+        std::vector<float>& widened = widened_weights();
         if (widened.size() < size_t(out * in)) widened.resize(size_t(out * in));
         widen_weight(w, out, in, widened.data());
         linear(x, rows, in, widened.data(), b, out, y);
@@ -164,6 +170,11 @@ public:
             const float* p = positions ? positions + (pos0 + r) * dim : nullptr;
             for (int64_t i = 0; i < dim; ++i) o[i] = o[i] * scale + (p ? p[i] : 0.f);
         }
+    }
+
+    void release_scratch() override {
+        release_int8_gemm_scratch();
+        std::vector<float>().swap(widened_weights());
     }
 
     void add_bias(float* y, const float* bias, int64_t rows, int64_t n) override {

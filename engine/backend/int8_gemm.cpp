@@ -110,7 +110,29 @@ void run_rows(const uint8_t* u, int64_t kp, const ActivationScale* as, const int
     store_rows<R>(acc, as, info, columns, out, y);
 }
 
+// Scratch per calling thread (engine workers may share a backend): the quantized
+// activations, and the packed weights (each OpenMP thread packs the panels it uses).
+struct GemmScratch {
+    std::vector<uint8_t> u;
+    std::vector<ActivationScale> as;
+    std::vector<int8_t> packed;
+    std::vector<PanelInfo> info;
+};
+
+GemmScratch& calling_thread_scratch() {
+    thread_local GemmScratch scratch;
+    return scratch;
+}
+
 }  // namespace
+
+void release_int8_gemm_scratch() { calling_thread_scratch() = GemmScratch{}; }
+
+size_t int8_gemm_scratch_bytes() {
+    const GemmScratch& s = calling_thread_scratch();
+    return s.u.capacity() + s.as.capacity() * sizeof(ActivationScale) + s.packed.capacity() +
+           s.info.capacity() * sizeof(PanelInfo);
+}
 
 ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q) {
     float lo = 0.f, hi = 0.f;
@@ -133,12 +155,11 @@ void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
     check(rows >= 0 && in > 0 && out > 0, "int8_gemm: bad sizes");
     if (rows == 0) return;
     const int64_t kp = round_up(in, 4), panels = round_up(out, kPanelColumns) / kPanelColumns;
-    // Scratch per calling thread (engine workers may share a backend): the quantized
-    // activations, and the packed weights (each OpenMP thread packs the panels it uses).
-    thread_local std::vector<uint8_t> u;
-    thread_local std::vector<ActivationScale> as;
-    thread_local std::vector<int8_t> packed;
-    thread_local std::vector<PanelInfo> info;
+    GemmScratch& scratch = calling_thread_scratch();
+    std::vector<uint8_t>& u = scratch.u;
+    std::vector<ActivationScale>& as = scratch.as;
+    std::vector<int8_t>& packed = scratch.packed;
+    std::vector<PanelInfo>& info = scratch.info;
     if (u.size() < size_t(rows * kp)) u.resize(size_t(rows * kp));
     if (as.size() < size_t(rows)) as.resize(size_t(rows));
     if (packed.size() < size_t(panels * kPanelColumns * kp)) packed.resize(size_t(panels * kPanelColumns * kp));

@@ -11,6 +11,7 @@
 // and |q| <= 127 the pair is at most 32258, so it never saturates (u8 activations would,
 // and silently). Asymmetric (zero point per row) gives back most of the lost bit on the
 // one-sided inputs after GELU.
+#include <cstddef>
 #include <cstdint>
 
 #include "engine/backend/backend.h"
@@ -31,5 +32,11 @@ ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q);
 // y[rows, out] = x[rows, in] * W[out, in]^T + b[out] (b may be null) with W stored I8;
 // threaded with OpenMP over output columns.
 void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y);
+
+// int8_gemm keeps its scratch (activations of the largest product, 13 MB for a 4k-token
+// bart-base FFN) per calling thread between calls; this frees the calling thread's, and
+// the bytes it holds are reported for tests.
+void release_int8_gemm_scratch();
+size_t int8_gemm_scratch_bytes();
 
 }  // namespace precis

@@ -20,6 +20,8 @@
 #include "engine/backend/int8_gemm.h"
 #include "engine/backend/lowp_linear.h"
 #include "engine/model/bart_weights.h"
+#include "engine/model/encoder.h"
+#include "engine/model/model.h"
 #include "tests/support/numeric.h"
 
 namespace precis::test {
@@ -125,6 +127,43 @@ TEST(Int8Gemm, IsWhatTheCpuBackendUsesForInt8WeightsPastTheGemvRows) {
     int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, direct.data());
     make_cpu_backend()->linear(x.data(), rows, in, q.ref(), nullptr, out, through_backend.data());
     EXPECT_EQ(direct, through_backend);
+}
+
+TEST(Int8Gemm, ReleasedScratchIsFreedAndTheNextProductGivesTheSameBits) {
+    const int64_t rows = 1000, in = 768, out = 96;
+    const std::vector<float> w = gaussian(size_t(out * in), 13, 0.05f), x = gaussian(size_t(rows * in), 14);
+    const QuantizedLinear q = quantize(w, out, in);
+    std::vector<float> before(size_t(rows * out)), after(before.size());
+    int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, before.data());
+    EXPECT_GE(int8_gemm_scratch_bytes(), size_t(rows * in));
+    make_cpu_backend()->release_scratch();
+    EXPECT_EQ(int8_gemm_scratch_bytes(), 0u);
+    int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, after.data());
+    EXPECT_EQ(before, after);
+}
+
+TEST(Int8Gemm, TheEncoderLeavesNoProductScratchForDecodingToCarry) {
+    ModelConfig cfg;
+    cfg.vocab_size = 300;
+    cfg.d_model = 64;
+    cfg.encoder_layers = cfg.decoder_layers = 2;
+    cfg.encoder_heads = cfg.decoder_heads = 4;
+    cfg.encoder_ffn_dim = cfg.decoder_ffn_dim = 256;
+    cfg.max_position_embeddings = 256;
+    auto model = Model::from_parts(cfg, BartWeights::random(cfg, 5, ComputeType::Int8), nullptr, GenerationConfig{},
+                                   "random-int8");
+    std::vector<int64_t> ids(200, 7);
+    ids.front() = cfg.bos_token_id;
+    ids.back() = cfg.eos_token_id;
+    auto backend = make_cpu_backend();
+    std::vector<float> grow(size_t(kLowpGemvMaxRows + 1) * 64);
+    std::vector<float> y(size_t(kLowpGemvMaxRows + 1) * 256);
+    backend->linear(grow.data(), kLowpGemvMaxRows + 1, 64, model->weights().encoder_layers[0].fc1.ref(), nullptr,
+                    256, y.data());
+    ASSERT_GT(int8_gemm_scratch_bytes(), 0u);
+    const EncoderOutput out = run_encoder(*model, *backend, {ids}, {}, native_attention_options(*model), RunCallbacks{});
+    EXPECT_EQ(out.rows.size(), 1u);
+    EXPECT_EQ(int8_gemm_scratch_bytes(), 0u);
 }
 
 TEST(ActivationQuantization, UsesSevenBitsKeepsZeroExactAndRoundTripsWithinHalfAStep) {
