@@ -153,6 +153,7 @@ void BatchDialog::start() {
             file_bar_->setRange(0, total > 0 ? total : 0);
             if (total > 0) file_bar_->setValue(done);
         });
+        emit engine_started(w);
     }
     log_->clear();
     report_->clear();

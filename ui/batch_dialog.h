@@ -21,6 +21,7 @@ class QPushButton;
 
 namespace precis {
 class EngineThread;
+class EngineWorker;
 class ModelCache;
 }
 
@@ -49,6 +50,9 @@ public:
     void set_retry_failed(bool retry);
 
 signals:
+    // The dialog's engine worker exists: emitted once, on the first start, before any batch
+    // is posted to it, so that a test can connect to the worker's own signals in its thread.
+    void engine_started(precis::EngineWorker* worker);
     void library_changed();  // a file was summarized into the library
     void finished_batch(const precis::BatchOutcome& outcome);
 

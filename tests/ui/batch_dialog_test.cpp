@@ -3,6 +3,8 @@
 // unsupported files are ignored, and running the same folder again resumes (does nothing new).
 // After cancel, resume and retry the report still counts every file of the job and keeps
 // earlier failures with their reasons; the dialog names the model it will use.
+#include <limits>
+
 #include <QLabel>
 #include <QListWidget>
 #include <QProgressBar>
@@ -10,6 +12,7 @@
 
 #include "app/batch/batch_counts.h"
 #include "app/library/library.h"
+#include "app/worker/engine_worker.h"
 #include "app/worker/model_cache.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/batch_dialog.h"
@@ -155,7 +158,15 @@ TEST_F(BatchDialogTest, ReportCountsTheWholeJobAfterCancelResumeAndRetry) {
         auto dialog = make_dialog();
         dialog->set_retry_failed(retry);
         ui::BatchDialog* d = dialog.get();
-        if (cancel_after_first) QObject::connect(d, &ui::BatchDialog::library_changed, d, [d] { d->cancel(); });
+        // Cancelled in the engine's own thread as the first file finishes: a cancel from the
+        // window's event loop came too late when the machine was busy (all four files were
+        // done before it ran), and the batch finished instead of stopping.
+        if (cancel_after_first)
+            QObject::connect(d, &ui::BatchDialog::engine_started, d, [](EngineWorker* w) {
+                QObject::connect(
+                    w, &EngineWorker::batch_file_finished, w,
+                    [w] { w->request_cancel(std::numeric_limits<quint64>::max()); }, Qt::DirectConnection);
+            });
         QSignalSpy finished(d, &ui::BatchDialog::finished_batch);
         d->start();
         EXPECT_TRUE(wait_until([&] { return finished.count() == 1; }));
