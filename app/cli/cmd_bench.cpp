@@ -243,11 +243,13 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     std::vector<double> gemm;
     for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att, enc.rows[0].sparse_path));
     const double bandwidth = copy_bandwidth_bytes_per_second();
-    // Cross-attention reads every layer's keys and values over the whole input each step
-    // (float32, or half precision beside int8 / fp16 weights).
-    const double kv_element_bytes = model->compute_type() == ComputeType::Fp32 ? 4.0 : 2.0;
-    const double cross_kv_bytes =
-        2.0 * c.decoder_layers * double(enc.rows[0].memory.dim(0)) * double(c.d_model) * kv_element_bytes;
+    // Cross-attention reads every layer's keys and values over the whole input each step:
+    // float32, int8 with a scale per head and position, or half precision (cross_memory.h).
+    const double S = double(enc.rows[0].memory.dim(0)), kv_per_layer = S * double(c.d_model);
+    double kv_bytes_per_layer = kv_per_layer * 4.0;
+    if (model->compute_type() == ComputeType::Int8) kv_bytes_per_layer = kv_per_layer + S * c.decoder_heads * 4.0;
+    if (model->compute_type() == ComputeType::Fp16Weights) kv_bytes_per_layer = kv_per_layer * 2.0;
+    const double cross_kv_bytes = 2.0 * c.decoder_layers * kv_bytes_per_layer;
     const double step_bytes = double(decoder_bytes_per_token(model->weights())) + cross_kv_bytes;
 
     nlohmann::json j;

@@ -25,6 +25,7 @@ void scores_to_weights(const AttendArgs& a, float* s) {
 void attend(const AttendArgs& a, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
     if (a.k16) return attend_half_kv(a, scratch);
+    if (a.k8) return attend_int8_kv(a, scratch);
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();
     // One query over many keys (a decoding step's cross-attention): strided GEMVs.

@@ -12,9 +12,15 @@ struct AttendArgs {
     const float* k; int64_t ldk;  // [nk, hd]
     const float* v; int64_t ldv;  // [nk, hd]
     // Keys and values held as IEEE half instead (k and v null), same strides in elements:
-    // the decoder's cross-attention memory when the weights are int8 or fp16.
+    // the decoder's cross-attention memory when the weights are fp16.
     const uint16_t* k16 = nullptr;
     const uint16_t* v16 = nullptr;
+    // Or as int8 with one float scale per key / value row (row j ~= k8[j, :] * k8_scales[j]):
+    // the cross-attention memory when the weights are int8.
+    const int8_t* k8 = nullptr;
+    const int8_t* v8 = nullptr;
+    const float* k8_scales = nullptr;
+    const float* v8_scales = nullptr;
     int64_t nq, nk, hd;
     float scale = 1.f;              // applied to q.k
     const float* key_mask = nullptr;  // additive [nk] or null
@@ -25,8 +31,9 @@ struct AttendArgs {
 
 // `scratch` grows to nq * nk floats as needed and is reused between calls.
 void attend(const AttendArgs& a, std::vector<float>& scratch);
-// attend() for k16 / v16 (called by attend when k16 is set).
+// attend() for k16 / v16 and for k8 / v8 (called by attend when they are set).
 void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch);
+void attend_int8_kv(const AttendArgs& a, std::vector<float>& scratch);
 // Raw scores s[nq, nk] (scaled q.k) to attention weights in place: the causal and key
 // masks, softmax per row, and the weights added to a.weight_sink if set.
 void scores_to_weights(const AttendArgs& a, float* s);

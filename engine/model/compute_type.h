@@ -3,9 +3,9 @@
 // float32, int8 with a float scale per output row (quantized once at load), or fp16
 // storage widened to float32 as it is read. Norms and biases stay float32; int8 also
 // holds the token embeddings (the tied LM head) in int8 and quantizes the encoder's
-// activations per row inside its integer GEMM (int8_gemm.h); int8 and fp16 keep the
-// decoder's cross-attention keys/values in half precision; every other activation is
-// float32.
+// activations per row inside its integer GEMM (int8_gemm.h); the decoder's cross-attention
+// keys/values are kept in int8 with int8 weights and in half precision with fp16 ones
+// (cross_memory.h); every other activation is float32.
 #include <string>
 
 namespace precis {

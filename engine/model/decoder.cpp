@@ -1,45 +1,16 @@
 #include "engine/model/decoder.h"
 
-#include <immintrin.h>
 #include <omp.h>
 
 #include <cmath>
 #include <cstring>
 
 #include "engine/backend/backend.h"
-#include "engine/core/dtype.h"
 #include "engine/model/attend.h"
+#include "engine/model/cross_memory.h"
 #include "engine/model/model.h"
 
 namespace precis {
-
-namespace {
-
-// rows [row0, row0 + rows) of a [S, heads * hd] float matrix -> the same rows of a
-// [heads, S, hd] half-precision one.
-void store_halves_by_head(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
-                          uint16_t* dst) {
-    const int64_t D = heads * hd;
-#pragma omp parallel for collapse(2) schedule(static) if (rows * D > (1 << 16))
-    for (int64_t h = 0; h < heads; ++h)
-        for (int64_t s = 0; s < rows; ++s) {
-            const float* from = src + s * D + h * hd;
-            uint16_t* to = dst + (h * S + row0 + s) * hd;
-            int64_t c = 0;
-            for (; c + 8 <= hd; c += 8)  // rounds to nearest even, as float_to_half does
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(to + c),
-                                 _mm256_cvtps_ph(_mm256_loadu_ps(from + c), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            for (; c < hd; ++c) to[c] = float_to_half(from[c]);
-        }
-}
-
-// Rows a cross key/value projection is split into on its way to half precision, so the
-// float32 result never exists whole (2 x 17 MB per layer at bart-large on 4k tokens).
-// Inputs over 512 rows are split into parts of 256-512 rows, so every part takes the same
-// matrix-product path as the whole would (more than 16 rows) and gets the same values.
-constexpr int64_t kProjectionRows = 512;
-
-}  // namespace
 
 DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOutput& encoded, int rows_per_item,
                            int max_length, int max_new)
@@ -65,44 +36,12 @@ DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOu
         self_v_.push_back(Tensor::empty(DType::F32, {rows_, max_length, D_}));
     }
     // Cross-attention keys/values: once per batch item, per layer.
-    for (const EncodedRow& row : encoded.rows) {
-        cross_mask_.push_back(row.memory_mask.data());
-        cross_len_.push_back(row.memory.dim(0));
-    }
-    Tensor projection;  // one part of a projection in float32, reused
-    for (int l = 0; l < L; ++l) {
-        const AttentionWeights& ca = w.decoder_layers[l].cross_attn;
-        for (const EncodedRow& row : encoded.rows) {
-            const int64_t S = row.memory.dim(0);
-            const float* memory = row.memory.data<float>();
-            // With int8 / fp16 weights the cross keys/values are kept in half precision:
-            // every decoding step reads all of them (12 x 2 x 4096 x 1024 floats = 400 MB at
-            // bart-large on 4k tokens, more than the int8 weights), so half the bytes is
-            // nearly half the step; their rounding (2^-11) is below the weights'. They are
-            // stored head by head so that one head's keys are a single run of memory.
-            if (w.compute_type == ComputeType::Fp32) {
-                Tensor k = Tensor::empty(DType::F32, {S, D_}), v = Tensor::empty(DType::F32, {S, D_});
-                be_.linear(memory, S, D_, ca.k.ref(), ca.k.b(), D_, k.data<float>());
-                be_.linear(memory, S, D_, ca.v.ref(), ca.v.b(), D_, v.data<float>());
-                cross_k_.push_back(std::move(k));
-                cross_v_.push_back(std::move(v));
-                continue;
-            }
-            Tensor k = Tensor::empty(DType::F16, {heads_, S, hd_}), v = Tensor::empty(DType::F16, {heads_, S, hd_});
-            const int64_t parts = (S + kProjectionRows - 1) / kProjectionRows, part_rows = (S + parts - 1) / parts;
-            if (!projection.defined() || projection.dim(0) < part_rows)
-                projection = Tensor::empty(DType::F32, {part_rows, D_});
-            for (int64_t p = 0; p < parts; ++p) {
-                const int64_t r0 = S * p / parts, rows = S * (p + 1) / parts - r0;
-                for (auto [weights, out] : {std::pair{&ca.k, &k}, std::pair{&ca.v, &v}}) {
-                    be_.linear(memory + r0 * D_, rows, D_, weights->ref(), weights->b(), D_, projection.data<float>());
-                    store_halves_by_head(projection.data<float>(), rows, r0, S, heads_, hd_, out->data<uint16_t>());
-                }
-            }
-            cross_k_.push_back(std::move(k));
-            cross_v_.push_back(std::move(v));
-        }
-    }
+    for (const EncodedRow& row : encoded.rows) cross_mask_.push_back(row.memory_mask.data());
+    Tensor part;  // one part of a projection in float32, reused
+    for (int l = 0; l < L; ++l)
+        for (const EncodedRow& row : encoded.rows)
+            cross_.push_back(project_cross_memory(be_, w.decoder_layers[l].cross_attn, row.memory.data<float>(),
+                                                  row.memory.dim(0), heads_, hd_, w.compute_type, part));
     const int64_t n = int64_t(rows_) * max_new;
     x_ = Tensor::empty(DType::F32, {n, D_});
     q_ = Tensor::empty(DType::F32, {n, D_});
@@ -181,24 +120,13 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         for (int item = 0; item < items; ++item) {
             for (int h = 0; h < int(heads_); ++h) {
                 const int64_t first = int64_t(item) * group;
-                const int64_t S = cross_len_[size_t(item)];
-                const Tensor& ck = cross_k_[size_t(l) * size_t(items) + size_t(item)];
-                const Tensor& cv = cross_v_[size_t(l) * size_t(items) + size_t(item)];
+                const CrossMemory& memory = cross_[size_t(l) * size_t(items) + size_t(item)];
                 AttendArgs a;
                 a.q = q_.data<float>() + first * D + h * hd_;
                 a.ldq = D;
-                if (ck.dtype() == DType::F16) {  // [heads, S, hd]
-                    a.k = a.v = nullptr;
-                    a.k16 = ck.data<uint16_t>() + h * S * hd_;
-                    a.v16 = cv.data<uint16_t>() + h * S * hd_;
-                    a.ldk = a.ldv = hd_;
-                } else {  // [S, D]
-                    a.k = ck.data<float>() + h * hd_;
-                    a.v = cv.data<float>() + h * hd_;
-                    a.ldk = a.ldv = D;
-                }
+                memory.point_at_head(a, h);
                 a.nq = group;
-                a.nk = S;
+                a.nk = memory.S;
                 a.hd = hd_;
                 a.scale = qscale;
                 a.key_mask = cross_mask_[size_t(item)];

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/core/tensor.h"
+#include "engine/model/cross_memory.h"
 #include "engine/model/encoder.h"
 
 namespace precis {
@@ -49,9 +50,8 @@ private:
     int rows_, rows_per_item_, max_length_, max_new_, length_ = 0;
     int64_t D_, F_, heads_, hd_;
     std::vector<Tensor> self_k_, self_v_;      // per layer [rows, max_length, D]
-    std::vector<Tensor> cross_k_, cross_v_;    // per layer, per item: [S_item, D] floats, or [heads, S_item, hd] halves
+    std::vector<CrossMemory> cross_;           // per layer, per item
     std::vector<const float*> cross_mask_;     // per item
-    std::vector<int64_t> cross_len_;           // per item
     const EncoderOutput& encoded_;
     Tensor x_, q_, ctx_, tmp_, hidden_;
     Tensor reorder_buf_;                       // beam reordering, allocated on first use

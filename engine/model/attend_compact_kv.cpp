@@ -1,8 +1,10 @@
-// attend() with keys and values in half precision: a decoding step's cross-attention
-// when the weights are int8 or fp16. On long inputs that step is bound by reading the
-// keys and values (bart-large, 4k tokens: 200 MB per token), so each key and value row
-// is read from memory once for all the queries of the call (the beams of one document)
-// and widened once, into a block small enough to stay in L1 while every query uses it.
+// attend() with keys and values held compactly: in half precision (the decoder's
+// cross-attention with fp16 weights) or in int8 with a scale per row (with int8
+// weights). On long inputs a decoding step is bound by reading the keys and values
+// (bart-large, 4k tokens: 400 MB per token in float32), so each key and value row is read
+// from memory once for all the queries of the call (the beams of one document) and
+// widened once, into a float block small enough to stay in L1 while every query uses it.
+// Only the widening differs between the two formats; the block arithmetic is shared.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -18,12 +20,38 @@ namespace {
 
 constexpr int64_t kBlock = 64;  // keys widened at a time: 64 x hd floats (16 KB at hd 64)
 
-void widen_rows(const uint16_t* src, int64_t ld, int64_t rows, int64_t hd, float* dst) {
-    for (int64_t t = 0; t < rows; ++t)
-        for (int64_t c = 0; c < hd; c += 8)
-            _mm256_storeu_ps(dst + t * hd + c,
-                             _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + t * ld + c))));
-}
+// Rows of keys or values as stored, and how to widen them to float.
+struct HalfRows {
+    const uint16_t* data;
+    int64_t ld;
+    // rows [t0, t0 + rows) -> dst[rows, hd], hd a multiple of 8
+    void widen(int64_t t0, int64_t rows, int64_t hd, float* dst) const {
+        for (int64_t t = 0; t < rows; ++t) {
+            const uint16_t* src = data + (t0 + t) * ld;
+            for (int64_t c = 0; c < hd; c += 8)
+                _mm256_storeu_ps(dst + t * hd + c,
+                                 _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src + c))));
+        }
+    }
+    float at(int64_t t, int64_t c) const { return half_to_float(data[t * ld + c]); }
+};
+
+struct Int8Rows {
+    const int8_t* data;
+    const float* scales;  // one per row
+    int64_t ld;
+    void widen(int64_t t0, int64_t rows, int64_t hd, float* dst) const {
+        for (int64_t t = 0; t < rows; ++t) {
+            const int8_t* src = data + (t0 + t) * ld;
+            const __m256 scale = _mm256_set1_ps(scales[t0 + t]);
+            for (int64_t c = 0; c < hd; c += 8) {
+                const __m256i q = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + c)));
+                _mm256_storeu_ps(dst + t * hd + c, _mm256_mul_ps(_mm256_cvtepi32_ps(q), scale));
+            }
+        }
+    }
+    float at(int64_t t, int64_t c) const { return float(data[t * ld + c]) * scales[t]; }
+};
 
 // Eight dot products q . k[t] (t < 8, rows hd apart) returned in one register.
 inline __m256 dot8(const float* q, const float* k, int64_t hd) {
@@ -78,29 +106,30 @@ void accumulate_row(const float* w, const float* v, int64_t keys, int64_t hd, fl
 }
 
 // Head widths that are not a multiple of 8 (tiny test models): one element at a time.
-void scores_scalar(const AttendArgs& a, float* s) {
+template <class Rows>
+void scores_scalar(const AttendArgs& a, const Rows& k, float* s) {
     for (int64_t i = 0; i < a.nq; ++i)
         for (int64_t j = 0; j < a.nk; ++j) {
             float d = 0.f;
-            for (int64_t c = 0; c < a.hd; ++c) d += a.q[i * a.ldq + c] * half_to_float(a.k16[j * a.ldk + c]);
+            for (int64_t c = 0; c < a.hd; ++c) d += a.q[i * a.ldq + c] * k.at(j, c);
             s[i * a.nk + j] = d * a.scale;
         }
 }
 
-void values_scalar(const AttendArgs& a, const float* s) {
+template <class Rows>
+void values_scalar(const AttendArgs& a, const Rows& v, const float* s) {
     for (int64_t i = 0; i < a.nq; ++i) {
         float* oi = a.out + i * a.ldo;
         for (int64_t j = 0; j < a.nk; ++j) {
             const float w = s[i * a.nk + j];
             if (w == 0.f) continue;
-            for (int64_t c = 0; c < a.hd; ++c) oi[c] += w * half_to_float(a.v16[j * a.ldv + c]);
+            for (int64_t c = 0; c < a.hd; ++c) oi[c] += w * v.at(j, c);
         }
     }
 }
 
-}  // namespace
-
-void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
+template <class Rows>
+void attend_compact(const AttendArgs& a, const Rows& k, const Rows& v, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
     const bool wide = hd % 8 == 0;
     const size_t need = size_t(nq * nk + (wide ? kBlock * hd : 0));
@@ -112,7 +141,7 @@ void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
     if (wide) {
         for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
             const int64_t keys = std::min(kBlock, nk - j0);
-            widen_rows(a.k16 + j0 * a.ldk, a.ldk, keys, hd, block);
+            k.widen(j0, keys, hd, block);
             for (int64_t i = 0; i < nq; ++i) {
                 const float* qi = a.q + i * a.ldq;
                 float* si = s + i * nk + j0;
@@ -123,7 +152,7 @@ void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
             }
         }
     } else {
-        scores_scalar(a, s);
+        scores_scalar(a, k, s);
     }
 
     scores_to_weights(a, s);
@@ -133,12 +162,22 @@ void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
     if (wide) {
         for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
             const int64_t keys = std::min(kBlock, nk - j0);
-            widen_rows(a.v16 + j0 * a.ldv, a.ldv, keys, hd, block);
+            v.widen(j0, keys, hd, block);
             for (int64_t i = 0; i < nq; ++i) accumulate_row(s + i * nk + j0, block, keys, hd, a.out + i * a.ldo);
         }
     } else {
-        values_scalar(a, s);
+        values_scalar(a, v, s);
     }
+}
+
+}  // namespace
+
+void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
+    attend_compact(a, HalfRows{a.k16, a.ldk}, HalfRows{a.v16, a.ldv}, scratch);
+}
+
+void attend_int8_kv(const AttendArgs& a, std::vector<float>& scratch) {
+    attend_compact(a, Int8Rows{a.k8, a.k8_scales, a.ldk}, Int8Rows{a.v8, a.v8_scales, a.ldv}, scratch);
 }
 
 }  // namespace precis

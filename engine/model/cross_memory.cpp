@@ -1,0 +1,139 @@
+#include "engine/model/cross_memory.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "engine/backend/backend.h"
+#include "engine/core/dtype.h"
+#include "engine/core/error.h"
+#include "engine/model/attend.h"
+#include "engine/model/bart_weights.h"
+
+namespace precis {
+
+namespace {
+
+// Inputs over 512 rows are split into parts of 256-512 rows, so every part takes the same
+// matrix-product path as the whole would (more than 16 rows) and gets the same values.
+constexpr int64_t kPartRows = 512;
+
+// Threads only pay off on more than a few rows.
+constexpr int64_t kParallelElements = int64_t(1) << 16;
+
+void store_int8_row(const float* from, int64_t hd, int8_t* to, float* scale) {
+    float m = 0.f, zero = 0.f;  // zero becomes NaN if any element is NaN or infinite
+    for (int64_t c = 0; c < hd; ++c) {
+        m = std::max(m, std::fabs(from[c]));
+        zero += from[c] * 0.f;
+    }
+    if (zero != 0.f) {
+        std::fill(to, to + hd, int8_t(0));
+        *scale = std::numeric_limits<float>::quiet_NaN();
+        return;
+    }
+    *scale = m / 127.f;
+    const float inv = m > 0.f ? 127.f / m : 0.f;
+    for (int64_t c = 0; c < hd; ++c) to[c] = int8_t(std::nearbyint(from[c] * inv));
+}
+
+}  // namespace
+
+void store_rows_as_halves(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
+                          uint16_t* dst) {
+    const int64_t D = heads * hd;
+#pragma omp parallel for collapse(2) schedule(static) if (rows * D > kParallelElements)
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t s = 0; s < rows; ++s) {
+            const float* from = src + s * D + h * hd;
+            uint16_t* to = dst + (h * S + row0 + s) * hd;
+            int64_t c = 0;
+            for (; c + 8 <= hd; c += 8)  // rounds to nearest even, as float_to_half does
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(to + c),
+                                 _mm256_cvtps_ph(_mm256_loadu_ps(from + c), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+            for (; c < hd; ++c) to[c] = float_to_half(from[c]);
+        }
+}
+
+void store_rows_as_int8(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd, int8_t* dst,
+                        float* scales) {
+    const int64_t D = heads * hd;
+#pragma omp parallel for collapse(2) schedule(static) if (rows * D > kParallelElements)
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t s = 0; s < rows; ++s)
+            store_int8_row(src + s * D + h * hd, hd, dst + (h * S + row0 + s) * hd, scales + h * S + row0 + s);
+}
+
+void CrossMemory::point_at_head(AttendArgs& a, int64_t h) const {
+    a.k = a.v = nullptr;
+    a.k16 = a.v16 = nullptr;
+    a.k8 = a.v8 = nullptr;
+    a.k8_scales = a.v8_scales = nullptr;
+    switch (k.dtype()) {
+        case DType::F32:  // [S, D]
+            a.k = k.data<float>() + h * hd;
+            a.v = v.data<float>() + h * hd;
+            a.ldk = a.ldv = heads * hd;
+            return;
+        case DType::F16:  // [heads, S, hd]
+            a.k16 = k.data<uint16_t>() + h * S * hd;
+            a.v16 = v.data<uint16_t>() + h * S * hd;
+            a.ldk = a.ldv = hd;
+            return;
+        case DType::I8:
+            a.k8 = k.data<int8_t>() + h * S * hd;
+            a.v8 = v.data<int8_t>() + h * S * hd;
+            a.k8_scales = k_scales.data<float>() + h * S;
+            a.v8_scales = v_scales.data<float>() + h * S;
+            a.ldk = a.ldv = hd;
+            return;
+        default: throw Error("cross-attention memory in an unexpected type");
+    }
+}
+
+size_t CrossMemory::bytes() const {
+    size_t n = k.nbytes() + v.nbytes();
+    if (k_scales.defined()) n += k_scales.nbytes() + v_scales.nbytes();
+    return n;
+}
+
+CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
+                                 int64_t hd, ComputeType compute, Tensor& part) {
+    const int64_t D = heads * hd;
+    CrossMemory m;
+    m.S = S, m.heads = heads, m.hd = hd;
+    if (compute == ComputeType::Fp32) {
+        m.k = Tensor::empty(DType::F32, {S, D});
+        m.v = Tensor::empty(DType::F32, {S, D});
+        be.linear(memory, S, D, w.k.ref(), w.k.b(), D, m.k.data<float>());
+        be.linear(memory, S, D, w.v.ref(), w.v.b(), D, m.v.data<float>());
+        return m;
+    }
+    const bool int8 = compute == ComputeType::Int8;
+    const DType stored = int8 ? DType::I8 : DType::F16;
+    m.k = Tensor::empty(stored, {heads, S, hd});
+    m.v = Tensor::empty(stored, {heads, S, hd});
+    if (int8) {
+        m.k_scales = Tensor::empty(DType::F32, {heads, S});
+        m.v_scales = Tensor::empty(DType::F32, {heads, S});
+    }
+    const int64_t parts = (S + kPartRows - 1) / kPartRows, part_rows = (S + parts - 1) / parts;
+    if (!part.defined() || part.dim(0) < part_rows || part.dim(1) != D) part = Tensor::empty(DType::F32, {part_rows, D});
+    for (int64_t p = 0; p < parts; ++p) {
+        const int64_t r0 = S * p / parts, rows = S * (p + 1) / parts - r0;
+        for (auto [weights, out, scales] : {std::tuple{&w.k, &m.k, &m.k_scales}, std::tuple{&w.v, &m.v, &m.v_scales}}) {
+            be.linear(memory + r0 * D, rows, D, weights->ref(), weights->b(), D, part.data<float>());
+            if (int8)
+                store_rows_as_int8(part.data<float>(), rows, r0, S, heads, hd, out->data<int8_t>(),
+                                   scales->data<float>());
+            else
+                store_rows_as_halves(part.data<float>(), rows, r0, S, heads, hd, out->data<uint16_t>());
+        }
+    }
+    return m;
+}
+
+}  // namespace precis

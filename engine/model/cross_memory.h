@@ -1,0 +1,48 @@
+#pragma once
+// The decoder's cross-attention keys and values of one layer for one document: the
+// encoder output projected once by the layer's k and v weights, then read by every
+// decoding step of every beam. On long inputs they outweigh the decoder's weights in
+// the bytes a step reads (bart-large, 4k tokens: 400 MB in float32 against 228 MB of
+// int8 weights), so they are kept as compactly as the compute type allows:
+//   fp32          float32 [S, D], as the reference computes them;
+//   fp16-weights  IEEE half [heads, S, hd] (rounding 2^-11, below the fixtures' tolerance);
+//   int8          int8 [heads, S, hd] with a float scale per head and position (symmetric,
+//                 max|row| / 127): a quarter of the float32 bytes. The rounding (at most
+//                 1/254 of the row's largest) is of the order of the int8 weights' own.
+// One head's keys are a single run of memory in the compact layouts.
+#include <cstdint>
+
+#include "engine/core/tensor.h"
+#include "engine/model/compute_type.h"
+
+namespace precis {
+
+class Backend;
+struct AttendArgs;
+struct AttentionWeights;
+
+struct CrossMemory {
+    Tensor k, v;                // as above
+    Tensor k_scales, v_scales;  // int8 only: [heads, S]
+    int64_t S = 0, heads = 0, hd = 0;
+
+    // Sets a's keys and values (k/v, k16/v16 or k8/v8 with scales, and their strides) to head h.
+    void point_at_head(AttendArgs& a, int64_t h) const;
+    size_t bytes() const;
+};
+
+// Projects memory [S, heads * hd] through the layer's k and v. The float32 projection is
+// made in parts of at most 512 rows on its way to a compact layout, so it never exists
+// whole; `part` is that part's buffer, reused between calls.
+CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
+                                 int64_t hd, ComputeType compute, Tensor& part);
+
+// Rows [row0, row0 + rows) of a [S, heads * hd] float matrix into the same rows of a
+// [heads, S, hd] layout: rounded to half, or to int8 with scales [heads, S]. A row that is
+// not finite gets a NaN scale, so the attention passes the NaN on as float32 would.
+void store_rows_as_halves(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
+                          uint16_t* dst);
+void store_rows_as_int8(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd, int8_t* dst,
+                        float* scales);
+
+}  // namespace precis
