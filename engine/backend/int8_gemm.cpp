@@ -1,48 +1,39 @@
 #include "engine/backend/int8_gemm.h"
 
-#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
+#include "engine/backend/int8_gemm_kernels.h"
 #include "engine/core/error.h"
 
 namespace precis {
 
 namespace {
 
-// The micro-kernel computes 4 activation rows x 16 output columns: 8 int32 accumulators,
-// 2 weight registers, one broadcast and one product register fit the 16 ymm registers.
-constexpr int64_t kPanelColumns = 16;
-constexpr int64_t kMicroRows = 4;
+using namespace int8_gemm_detail;
+
 // Rows per pass over a thread's panels: 64 rows of activations (64 KB at in = 1024) stay
 // in L2 while every panel is run against them.
 constexpr int64_t kRowBlock = 64;
-// Bytes of one group of 4 input positions in a panel: 16 columns x 4 int8.
-constexpr int64_t kGroupBytes = kPanelColumns * 4;
 
 int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
-// What the product needs of each 16-column panel besides the weights.
-struct PanelInfo {
-    int32_t weight_sum[kPanelColumns];  // sum_i q[o, i], for the zero-point correction
-    float weight_scale[kPanelColumns];
-    float bias[kPanelColumns];
-};
-
-// Panel p holds columns [16p, 16p + 16) of W (zero past `out`, and past `in` up to `kp`),
-// laid out so one 32-byte load gives 8 columns x 4 consecutive inputs, which is what
-// vpmaddubsw + vpmaddwd turn into 8 int32 partial dot products:
-//   [group g][half h][column c in 0..7][k in 0..3] = q[16p + 8h + c, 4g + k].
+// Packs columns [16p, 16p + 16) of W into panel p (the layout in int8_gemm_kernels.h):
+// zero past `out`, and past `in` up to `kp`.
 void pack_panel(const int8_t* q, const float* scales, const float* b, int64_t in, int64_t kp, int64_t out, int64_t p,
                 int8_t* panel, PanelInfo& info) {
     const int64_t full_groups = in / 4, groups = kp / 4;
     for (int64_t j = 0; j < kPanelColumns; ++j) {
         const int64_t o = p * kPanelColumns + j;
-        int8_t* dst = panel + (j / 8) * 32 + (j % 8) * 4;
+        int8_t* dst = panel + j * 4;
         if (o >= out) {
             for (int64_t g = 0; g < groups; ++g) std::memset(dst + g * kGroupBytes, 0, 4);
             info.weight_sum[j] = 0;
@@ -65,49 +56,37 @@ void pack_panel(const int8_t* q, const float* scales, const float* b, int64_t in
     }
 }
 
-// acc[r][h] (8 columns each) += u[r, :] . panel columns, over all groups.
-template <int R>
-void micro_kernel(const uint8_t* u, int64_t kp, const int8_t* panel, __m256i (&acc)[kMicroRows][2]) {
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-    const int64_t groups = kp / 4;
-    for (int64_t g = 0; g < groups; ++g) {
-        const __m256i w0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * kGroupBytes));
-        const __m256i w1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(panel + g * kGroupBytes + 32));
-        for (int r = 0; r < R; ++r) {
-            int32_t four;
-            std::memcpy(&four, u + r * kp + 4 * g, 4);
-            const __m256i a = _mm256_set1_epi32(four);
-            acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(a, w0), ones));
-            acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(a, w1), ones));
-        }
-    }
+Int8Kernel widest_supported() {
+    if (int8_kernel_supported(Int8Kernel::Avx512Vnni)) return Int8Kernel::Avx512Vnni;
+    if (int8_kernel_supported(Int8Kernel::AvxVnni)) return Int8Kernel::AvxVnni;
+    return Int8Kernel::Avx2;
 }
 
-// y[r, 16p + c] from the integer sums: scale * w_scale * (acc - zero * weight_sum) + bias.
-template <int R>
-void store_rows(const __m256i (&acc)[kMicroRows][2], const ActivationScale* as, const PanelInfo& info, int64_t columns,
-                int64_t out, float* y) {
-    for (int r = 0; r < R; ++r) {
-        const __m256i zero = _mm256_set1_epi32(as[r].zero);
-        const __m256 scale = _mm256_set1_ps(as[r].scale);
-        float row[kPanelColumns];
-        for (int h = 0; h < 2; ++h) {
-            const __m256i wsum = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(info.weight_sum + 8 * h));
-            const __m256 dot = _mm256_cvtepi32_ps(_mm256_sub_epi32(acc[r][h], _mm256_mullo_epi32(zero, wsum)));
-            const __m256 ws = _mm256_mul_ps(scale, _mm256_loadu_ps(info.weight_scale + 8 * h));
-            _mm256_storeu_ps(row + 8 * h, _mm256_fmadd_ps(dot, ws, _mm256_loadu_ps(info.bias + 8 * h)));
-        }
-        std::memcpy(y + r * out, row, size_t(columns) * sizeof(float));
-    }
+// The widest kernel, or a narrower one PRECIS_INT8_KERNEL names (an unknown or unsupported
+// name is ignored with a line on stderr: it is a measuring aid, not a setting).
+Int8Kernel initial_kernel() {
+    const Int8Kernel widest = widest_supported();
+    const char* asked = std::getenv("PRECIS_INT8_KERNEL");
+    if (!asked || !*asked) return widest;
+    for (Int8Kernel k : {Int8Kernel::Avx2, Int8Kernel::AvxVnni, Int8Kernel::Avx512Vnni})
+        if (std::strcmp(asked, int8_kernel_name(k)) == 0 && int8_kernel_supported(k)) return k;
+    std::fprintf(stderr, "precis: PRECIS_INT8_KERNEL=%s is not a kernel this CPU runs (avx2%s%s); using %s\n", asked,
+                 int8_kernel_supported(Int8Kernel::AvxVnni) ? ", avx-vnni" : "",
+                 int8_kernel_supported(Int8Kernel::Avx512Vnni) ? ", avx512-vnni" : "", int8_kernel_name(widest));
+    return widest;
 }
 
-template <int R>
-void run_rows(const uint8_t* u, int64_t kp, const ActivationScale* as, const int8_t* panel, const PanelInfo& info,
-              int64_t columns, int64_t out, float* y) {
-    __m256i acc[kMicroRows][2];
-    micro_kernel<R>(u, kp, panel, acc);
-    store_rows<R>(acc, as, info, columns, out, y);
+std::atomic<Int8Kernel>& kernel_in_use() {
+    static std::atomic<Int8Kernel> k{initial_kernel()};
+    return k;
+}
+
+void run_panels(Int8Kernel k, const PanelBlock& b) {
+    switch (k) {
+        case Int8Kernel::Avx512Vnni: run_panels_avx512_vnni(b); return;
+        case Int8Kernel::AvxVnni: run_panels_avx_vnni(b); return;
+        case Int8Kernel::Avx2: run_panels_avx2(b); return;
+    }
 }
 
 // Scratch per calling thread (engine workers may share a backend): the quantized
@@ -125,6 +104,34 @@ GemmScratch& calling_thread_scratch() {
 }
 
 }  // namespace
+
+const char* int8_kernel_name(Int8Kernel k) {
+    switch (k) {
+        case Int8Kernel::Avx2: return "avx2";
+        case Int8Kernel::AvxVnni: return "avx-vnni";
+        case Int8Kernel::Avx512Vnni: return "avx512-vnni";
+    }
+    return "?";
+}
+
+bool int8_kernel_supported(Int8Kernel k) {
+    __builtin_cpu_init();
+    switch (k) {
+        case Int8Kernel::Avx2: return true;  // the engine is built for x86-64-v3
+        case Int8Kernel::AvxVnni: return __builtin_cpu_supports("avxvnni");
+        case Int8Kernel::Avx512Vnni:
+            return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                   __builtin_cpu_supports("avx512vnni");
+    }
+    return false;
+}
+
+Int8Kernel int8_gemm_kernel() { return kernel_in_use().load(); }
+
+void set_int8_gemm_kernel(Int8Kernel k) {
+    check(int8_kernel_supported(k), std::string("this CPU cannot run the ") + int8_kernel_name(k) + " int8 kernel");
+    kernel_in_use().store(k);
+}
 
 void release_int8_gemm_scratch() { calling_thread_scratch() = GemmScratch{}; }
 
@@ -170,6 +177,7 @@ void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
     PanelInfo* const id = info.data();
     const int8_t* const q = static_cast<const int8_t*>(w.data);
 
+    const Int8Kernel kernel = int8_gemm_kernel();
     const int threads = rows * in * out < (1 << 18) ? 1 : omp_get_max_threads();
 #pragma omp parallel num_threads(threads)
     {
@@ -184,20 +192,9 @@ void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
         for (int64_t p = p0; p < p1; ++p)
             pack_panel(q, w.scales, b, in, kp, out, p, pd + p * kPanelColumns * kp, id[p]);
         for (int64_t r0 = 0; r0 < rows; r0 += kRowBlock) {
-            const int64_t r1 = std::min(rows, r0 + kRowBlock);
-            for (int64_t p = p0; p < p1; ++p) {
-                const int8_t* panel = pd + p * kPanelColumns * kp;
-                const int64_t c0 = p * kPanelColumns, columns = std::min(kPanelColumns, out - c0);
-                int64_t r = r0;
-                for (; r + kMicroRows <= r1; r += kMicroRows)
-                    run_rows<4>(ud + r * kp, kp, asd + r, panel, id[p], columns, out, y + r * out + c0);
-                switch (r1 - r) {
-                    case 3: run_rows<3>(ud + r * kp, kp, asd + r, panel, id[p], columns, out, y + r * out + c0); break;
-                    case 2: run_rows<2>(ud + r * kp, kp, asd + r, panel, id[p], columns, out, y + r * out + c0); break;
-                    case 1: run_rows<1>(ud + r * kp, kp, asd + r, panel, id[p], columns, out, y + r * out + c0); break;
-                    default: break;
-                }
-            }
+            const PanelBlock block{ud + r0 * kp, kp, asd + r0, std::min(kRowBlock, rows - r0), pd, id, p0, p1, out,
+                                   y + r0 * out};
+            run_panels(kernel, block);
         }
     }
 }

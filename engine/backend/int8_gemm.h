@@ -1,11 +1,12 @@
 #pragma once
 // The int8 matrix product for many activation rows (the encoder's linear layers, the
-// decoder's cross-attention keys/values), on AVX2 without VNNI.
+// decoder's cross-attention keys/values), on AVX2, AVX-VNNI or AVX-512 VNNI.
 //
 // y[r, o] = sum_i x[r, i] * W[o, i] is computed in integers: each activation row is
 // quantized on the fly to unsigned 7-bit values with its own scale and zero point
 // (x ~= (u - zero) * scale), the weights are the stored symmetric per-row int8 values,
-// and vpmaddubsw (u8 x s8 pairs -> s16) + vpmaddwd (-> s32) accumulate in int32:
+// and vpmaddubsw (u8 x s8 pairs -> s16) + vpmaddwd (-> s32), or vpdpbusd where the CPU
+// has VNNI, accumulate in int32:
 //   y[r, o] = scale[r] * w_scale[o] * (sum_i u[r, i] * q[o, i] - zero[r] * sum_i q[o, i]).
 // Why 7 bits: vpmaddubsw adds two u8*s8 products in a saturating int16; with u <= 127
 // and |q| <= 127 the pair is at most 32258, so it never saturates (u8 activations would,
@@ -20,6 +21,17 @@ namespace precis {
 
 // The largest unsigned activation value (see above).
 constexpr int kActivationLevels = 127;
+
+// The instruction set of the inner loop. Every kernel gives the same bits (the integer
+// sums are exact and turned into floats by the same operations); the widest the CPU has
+// is used, unless PRECIS_INT8_KERNEL (avx2, avx-vnni, avx512-vnni) names a narrower one,
+// which is how the AVX2 figures are measured on a machine with VNNI.
+enum class Int8Kernel { Avx2, AvxVnni, Avx512Vnni };
+const char* int8_kernel_name(Int8Kernel k);  // "avx2", "avx-vnni", "avx512-vnni"
+bool int8_kernel_supported(Int8Kernel k);
+Int8Kernel int8_gemm_kernel();
+// For tests and benchmarks; throws if this CPU lacks it. Affects every thread.
+void set_int8_gemm_kernel(Int8Kernel k);
 
 // One activation row quantized: x[i] ~= (q[i] - zero) * scale, q in [0, kActivationLevels].
 // The range always includes 0, so zero is exact; an all-zero row gets scale 1, zero 0.

@@ -10,6 +10,7 @@
 // GEMV), inputs not a multiple of 4, outputs not a multiple of 16 or 8.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <cstdio>
@@ -57,11 +58,22 @@ std::vector<float> exact_reference(const std::vector<float>& x, int64_t rows, in
 
 using Shape = std::tuple<int64_t, int64_t, int64_t>;  // rows, in, out
 
-class Int8Gemm : public ::testing::TestWithParam<Shape> {};
+// Each test runs on one micro-kernel (skipped where the CPU lacks it) and puts the
+// default back after.
+class Int8Gemm : public ::testing::TestWithParam<std::tuple<Int8Kernel, int64_t, int64_t, int64_t>> {
+protected:
+    void SetUp() override {
+        const Int8Kernel k = std::get<0>(GetParam());
+        if (!int8_kernel_supported(k)) GTEST_SKIP() << "this CPU has no " << int8_kernel_name(k);
+        set_int8_gemm_kernel(k);
+    }
+    void TearDown() override { set_int8_gemm_kernel(default_kernel_); }
+    const Int8Kernel default_kernel_ = int8_gemm_kernel();
+};
 
 TEST_P(Int8Gemm, EqualsTheIntegerProductOfTheQuantizedValues) {
     set_cpu_threads(2);
-    const auto [rows, in, out] = GetParam();
+    const auto [kernel, rows, in, out] = GetParam();
     const std::vector<float> w = gaussian(size_t(out * in), 1, 0.05f), x = gaussian(size_t(rows * in), 2),
                              b = gaussian(size_t(out), 3);
     const QuantizedLinear q = quantize(w, out, in);
@@ -70,9 +82,22 @@ TEST_P(Int8Gemm, EqualsTheIntegerProductOfTheQuantizedValues) {
     EXPECT_LT(normalized_error(y, exact_reference(x, rows, in, q, b, out)), 1e-6);
 }
 
+TEST_P(Int8Gemm, GivesTheSameBitsAsTheAvx2Kernel) {
+    set_cpu_threads(2);
+    const auto [kernel, rows, in, out] = GetParam();
+    const std::vector<float> w = gaussian(size_t(out * in), 1, 0.05f), x = gaussian(size_t(rows * in), 2, 3.f),
+                             b = gaussian(size_t(out), 3);
+    const QuantizedLinear q = quantize(w, out, in);
+    std::vector<float> y(size_t(rows * out), NAN), avx2(y.size(), NAN);
+    int8_gemm(x.data(), rows, in, q.ref(), b.data(), out, y.data());
+    set_int8_gemm_kernel(Int8Kernel::Avx2);
+    int8_gemm(x.data(), rows, in, q.ref(), b.data(), out, avx2.data());
+    EXPECT_EQ(y, avx2);
+}
+
 TEST_P(Int8Gemm, StaysWithinTheQuantizationBoundOfFloat32) {
     set_cpu_threads(2);
-    const auto [rows, in, out] = GetParam();
+    const auto [kernel, rows, in, out] = GetParam();
     if (in < 32) GTEST_SKIP() << "too few inputs for a statistical bound";
     const std::vector<float> w = gaussian(size_t(out * in), 4, 0.05f), x = gaussian(size_t(rows * in), 5),
                              b = gaussian(size_t(out), 6, 0.1f);
@@ -86,13 +111,19 @@ TEST_P(Int8Gemm, StaysWithinTheQuantizationBoundOfFloat32) {
     EXPECT_GT(e, 0.0);
 }
 
-std::string shape_label(const ::testing::TestParamInfo<Shape>& info) {
-    const auto [rows, in, out] = info.param;
-    return "rows" + std::to_string(rows) + "_in" + std::to_string(in) + "_out" + std::to_string(out);
+std::string shape_label(const ::testing::TestParamInfo<Int8Gemm::ParamType>& info) {
+    const auto [kernel, rows, in, out] = info.param;
+    std::string name = int8_kernel_name(kernel);
+    name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+    return name + "_rows" + std::to_string(rows) + "_in" + std::to_string(in) + "_out" + std::to_string(out);
 }
 
+// Rows: 1, tails of the 4-, 6- and 8-row tiles, past one 64-row block; outputs: one
+// panel, a panel and a half, an odd number of panels (the AVX-512 kernel's pairs).
 INSTANTIATE_TEST_SUITE_P(EdgeSizes, Int8Gemm,
-                         ::testing::Combine(::testing::Values<int64_t>(1, 3, 17, 64, 133),
+                         ::testing::Combine(::testing::Values(Int8Kernel::Avx2, Int8Kernel::AvxVnni,
+                                                              Int8Kernel::Avx512Vnni),
+                                            ::testing::Values<int64_t>(1, 3, 17, 64, 133),
                                             ::testing::Values<int64_t>(1, 7, 37, 768),
                                             ::testing::Values<int64_t>(1, 15, 17, 1000)),
                          shape_label);
@@ -219,11 +250,18 @@ TEST(Int8GemmTiming, DISABLED_AgainstSgemmOnEncoderShapes) {
             return best;
         };
         const double f32 = time([&] { be->linear(x.data(), rows, in, w.data(), nullptr, out, y.data()); });
-        const double i8 = time([&] { int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, y.data()); });
         const double gmac = double(rows) * in * out * 1e-9;
-        std::printf("rows %5lld in %5lld out %5lld: sgemm %7.2f ms (%5.1f GMAC/s)  int8 %7.2f ms (%5.1f GMAC/s)  x%.2f\n",
-                    (long long)rows, (long long)in, (long long)out, f32 * 1e3, gmac / f32, i8 * 1e3, gmac / i8,
-                    f32 / i8);
+        std::printf("rows %5lld in %5lld out %5lld: sgemm %7.2f ms (%5.1f GMAC/s)", (long long)rows, (long long)in,
+                    (long long)out, f32 * 1e3, gmac / f32);
+        const Int8Kernel before = int8_gemm_kernel();
+        for (Int8Kernel k : {Int8Kernel::Avx2, Int8Kernel::AvxVnni, Int8Kernel::Avx512Vnni}) {
+            if (!int8_kernel_supported(k)) continue;
+            set_int8_gemm_kernel(k);
+            const double i8 = time([&] { int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, y.data()); });
+            std::printf("  %s %6.2f ms (%5.1f GMAC/s) x%.2f", int8_kernel_name(k), i8 * 1e3, gmac / i8, f32 / i8);
+        }
+        set_int8_gemm_kernel(before);
+        std::printf("\n");
     }
 }
 
