@@ -22,7 +22,9 @@
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "engine/backend/backend.h"
+#include "engine/backend/int8_gemm.h"
 #include "engine/generate/generation.h"
+#include "engine/model/bart_weights.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 
@@ -72,21 +74,36 @@ ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) 
     return c;
 }
 
-// Times the encoder's matrix products alone, at this machine's BLAS speed: the linear
-// layers (same shapes, same backend) and the attention's own products — dense q.k^T and
-// p.v for full attention, the per-block products over G + 2*SB + 3*B keys for LSG.
-double gemm_seconds(Backend& be, const ModelConfig& c, int64_t rows, const AttentionOptions& att, bool sparse) {
+// A linear layer of random weights [out, in] stored as the compute type stores the model's.
+LinearWeights random_linear(int64_t out, int64_t in, ComputeType compute) {
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.f, 0.02f);
+    std::vector<float> w(size_t(out * in));
+    for (float& v : w) v = normal(rng);
+    LinearWeights l;
+    l.weight = LinearWeights::stored_as(Tensor::from_floats({out, in}, w), compute, &l.scales);
+    l.bias = Tensor::zeros(DType::F32, {out});
+    return l;
+}
+
+// Times the encoder's matrix products alone, at this machine's speed for the model's
+// compute type: the linear layers (same shapes, same backend, same weight format) and the
+// attention's own float32 products — dense q.k^T and p.v for full attention, the
+// per-block products over G + 2*SB + 3*B keys for LSG.
+double gemm_seconds(Backend& be, const ModelConfig& c, ComputeType compute, int64_t rows, const AttentionOptions& att,
+                    bool sparse) {
     const bool full_attention = att.kind == EncoderAttention::Full || (att.kind == EncoderAttention::Lsg && !sparse);
     const int64_t D = c.d_model, F = c.encoder_ffn_dim;
     std::vector<float> x(size_t(rows * std::max(D, F)), 0.01f), y(size_t(rows * std::max(D, F)));
-    std::vector<float> w(size_t(D * F), 0.01f), b(size_t(F), 0.f);
+    const LinearWeights square = random_linear(D, D, compute), up = random_linear(F, D, compute),
+                        down = random_linear(D, F, compute);
     auto t0 = Clock::now();
     for (int l = 0; l < c.encoder_layers; ++l) {
-        for (int p = 0; p < 4; ++p) be.linear(x.data(), rows, D, w.data(), b.data(), D, y.data());
+        for (int p = 0; p < 4; ++p) be.linear(x.data(), rows, D, square.ref(), square.b(), D, y.data());
         for (int64_t r0 = 0; r0 < rows; r0 += 1024) {
             const int64_t n = std::min<int64_t>(1024, rows - r0);
-            be.linear(x.data() + r0 * D, n, D, w.data(), b.data(), F, y.data());
-            be.linear(y.data(), n, F, w.data(), b.data(), D, x.data() + r0 * D);
+            be.linear(x.data() + r0 * D, n, D, up.ref(), up.b(), F, y.data());
+            be.linear(y.data(), n, F, down.ref(), down.b(), D, x.data() + r0 * D);
         }
     }
     double s = since(t0);
@@ -241,7 +258,8 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     getrusage(RUSAGE_SELF, &ru);
     const int64_t rows = enc.rows[0].num_global + enc.rows[0].padded_length;
     std::vector<double> gemm;
-    for (int i = 0; i < repeat; ++i) gemm.push_back(gemm_seconds(*be, c, rows, att, enc.rows[0].sparse_path));
+    for (int i = 0; i < repeat; ++i)
+        gemm.push_back(gemm_seconds(*be, c, model->compute_type(), rows, att, enc.rows[0].sparse_path));
     const double bandwidth = copy_bandwidth_bytes_per_second();
     // Cross-attention reads every layer's keys and values over the whole input each step:
     // float32, int8 with a scale per head and position, or half precision (cross_memory.h).
@@ -259,6 +277,8 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     j["threads"] = cpu_threads();
     j["attention"] = attention;
     j["compute_type"] = compute_type_name(model->compute_type());
+    // Which int8 micro-kernel ran (PRECIS_INT8_KERNEL picks a narrower one to compare).
+    if (model->compute_type() == ComputeType::Int8) j["int8_kernel"] = int8_kernel_name(int8_gemm_kernel());
     j["linear_weights_mb"] = double(model->weights().linear_weight_bytes()) / 1e6;
     if (att.kind == EncoderAttention::Lsg) {
         j["sparsity_type"] = sparsity_type_name(att.lsg.sparsity_type);
@@ -356,13 +376,15 @@ int cmd_bench(const Args& raw) {
                             j["seconds_to_first_token"].get<double>(), j["beam4_tokens_per_second"].get<double>(),
                             j["peak_memory_mb"].get<double>(),
                             j["linear_weights_mb"].get<double>());
+                const std::string kernel =
+                    j.contains("int8_kernel") ? " (" + j["int8_kernel"].get<std::string>() + " products)" : "";
                 std::printf("%6d tokens  %-12s decoder reads %.0f MB of weights + %.0f MB of cross keys/values per token; copy bandwidth %.1f GB/s "
-                            "bounds greedy at %.1f tok/s, reached %.0f%%\n",
+                            "bounds greedy at %.1f tok/s, reached %.0f%%%s\n",
                             length, compute.c_str(), j["decoder_weight_mb_per_token"].get<double>(),
                             j["cross_attention_kv_mb_per_token"].get<double>(),
                             j["copy_bandwidth_gb_per_second"].get<double>(),
                             j["greedy_bandwidth_bound_tokens_per_second"].get<double>(),
-                            100 * j["greedy_fraction_of_bandwidth_bound"].get<double>());
+                            100 * j["greedy_fraction_of_bandwidth_bound"].get<double>(), kernel.c_str());
                 if (j.contains("encoder_speedup_vs_fp32"))
                     std::printf("%6d tokens  %s vs fp32: encoder x%.2f faster, greedy x%.2f tokens/s, beam-4 x%.2f "
                                 "tokens/s, peak memory x%.2f\n",
