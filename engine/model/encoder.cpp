@@ -79,11 +79,13 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         if (Tp > model.max_input_tokens())
             throw Error("an input of " + std::to_string(Tp) + " tokens is longer than the model's " +
                         std::to_string(model.max_input_tokens()) + " positions");
-        {  // the row's activations (x, q, k, v, ctx, the output, kept layer states), before allocating
+        {  // the row's activations (x, q, kept layer states, and k, v, ctx or the FFN's hidden
+           // chunk, whichever is larger; see below), before allocating
             const std::string what = "encoding " + std::to_string(T) + " tokens";
             const uint64_t row = checked_mul(uint64_t(S), uint64_t(D) * 4, what);
-            const uint64_t copies = 6 + (keep_layer_states ? uint64_t(L) + 1 : 0);
-            require_memory(checked_mul(row, copies, what) + uint64_t(std::min<int64_t>(S, kFfnChunkRows)) * F * 4, what);
+            const uint64_t copies = 2 + (keep_layer_states ? uint64_t(L) + 1 : 0);
+            const uint64_t hidden = uint64_t(std::min<int64_t>(S, kFfnChunkRows)) * uint64_t(F) * 4;
+            require_memory(checked_mul(row, copies, what) + std::max(checked_mul(row, 3, what), hidden), what);
         }
         std::vector<int64_t> row_ids = ids[r];
         row_ids.resize(Tp, cfg.pad_token_id);
@@ -101,32 +103,40 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         EncodedRow out;
         if (keep_layer_states) out.layer_states.push_back(x.clone());
 
-        Tensor q = Tensor::empty(DType::F32, {S, D}), k = Tensor::empty(DType::F32, {S, D}),
-               v = Tensor::empty(DType::F32, {S, D}), ctx = Tensor::empty(DType::F32, {S, D});
-        // Once attention has run, q is free: it holds the out_proj and FFN outputs.
-        Tensor& tmp = q;
-        Tensor hidden = Tensor::empty(DType::F32, {std::min<int64_t>(S, kFfnChunkRows), F});
-        for (int layer = 0; layer < L; ++layer) {
-            cb.check_abort();
-            const EncoderLayerWeights& lw = w.encoder_layers[layer];
-            be.linear(xp, S, D, lw.self_attn.q.ref(), lw.self_attn.q.b(), D, q.data<float>());
-            be.linear(xp, S, D, lw.self_attn.k.ref(), lw.self_attn.k.b(), D, k.data<float>());
-            be.linear(xp, S, D, lw.self_attn.v.ref(), lw.self_attn.v.b(), D, v.data<float>());
-            self_attention.run(layer, int(r), q.data<float>(), k.data<float>(), v.data<float>(), S, G, key_mask.data(),
-                               plan.sparse, ctx.data<float>());
-            be.linear(ctx.data<float>(), S, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp.data<float>());
-            be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
-            cb.check_abort();  // a 16k-token layer takes over a second: check inside it too
-            for (int64_t r0 = 0; r0 < S; r0 += kFfnChunkRows) {
-                if (r0 > 0 && (r0 / kFfnChunkRows) % 4 == 0) cb.check_abort();
-                const int64_t n = std::min<int64_t>(kFfnChunkRows, S - r0);
-                be.linear(xp + r0 * D, n, D, lw.fc1.ref(), lw.fc1.b(), F, hidden.data<float>());
-                be.gelu(hidden.data<float>(), n * F);
-                be.linear(hidden.data<float>(), n, F, lw.fc2.ref(), lw.fc2.b(), D, tmp.data<float>() + r0 * D);
+        {  // the layers' buffers live only while the layers run: they are freed before the hand-over
+            // k, v and the attention's output ctx are one buffer, which the feed-forward layer
+            // (needing none of them) reuses for its hidden activations: on long inputs that
+            // saves a chunk x ffn_dim buffer (12.6 MB for bart-base, 16.8 MB for bart-large).
+            const int64_t ffn_rows = std::min<int64_t>(S, kFfnChunkRows);
+            Tensor q = Tensor::empty(DType::F32, {S, D});
+            Tensor kv_ctx = Tensor::empty(DType::F32, {std::max(3 * S * D, ffn_rows * F)});
+            float* const k = kv_ctx.data<float>();
+            float* const v = k + S * D;
+            float* const ctx = v + S * D;
+            float* const hidden = k;
+            // Once attention has run, q is free: it holds the out_proj and FFN outputs.
+            float* const tmp = q.data<float>();
+            for (int layer = 0; layer < L; ++layer) {
+                cb.check_abort();
+                const EncoderLayerWeights& lw = w.encoder_layers[layer];
+                be.linear(xp, S, D, lw.self_attn.q.ref(), lw.self_attn.q.b(), D, q.data<float>());
+                be.linear(xp, S, D, lw.self_attn.k.ref(), lw.self_attn.k.b(), D, k);
+                be.linear(xp, S, D, lw.self_attn.v.ref(), lw.self_attn.v.b(), D, v);
+                self_attention.run(layer, int(r), q.data<float>(), k, v, S, G, key_mask.data(), plan.sparse, ctx);
+                be.linear(ctx, S, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp);
+                be.add_layer_norm(xp, tmp, S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
+                cb.check_abort();  // a 16k-token layer takes over a second: check inside it too
+                for (int64_t r0 = 0; r0 < S; r0 += ffn_rows) {
+                    if (r0 > 0 && (r0 / ffn_rows) % 4 == 0) cb.check_abort();
+                    const int64_t n = std::min<int64_t>(ffn_rows, S - r0);
+                    be.linear(xp + r0 * D, n, D, lw.fc1.ref(), lw.fc1.b(), F, hidden);
+                    be.gelu(hidden, n * F);
+                    be.linear(hidden, n, F, lw.fc2.ref(), lw.fc2.b(), D, tmp + r0 * D);
+                }
+                be.add_layer_norm(xp, tmp, S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
+                if (keep_layer_states) out.layer_states.push_back(x.clone());
+                cb.report(RunStage::Encoding, layer + 1, L);
             }
-            be.add_layer_norm(xp, tmp.data<float>(), S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
-            if (keep_layer_states) out.layer_states.push_back(x.clone());
-            cb.report(RunStage::Encoding, layer + 1, L);
         }
 
         // Hand-over to the decoder (lsg-spec section 4).
@@ -134,10 +144,11 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         out.padded_length = Tp;
         out.num_global = G;
         out.sparse_path = plan.sparse;
+        // The memory is a view of x's rows (x is kept alive by it, a few padding rows more than
+        // needed), not a copy: a copy would be the encoder's largest moment on long inputs.
         const bool keep_globals = G == 0 || attention.lsg.pass_global_tokens_to_decoder;
+        int64_t first_row = 0, memory_rows = G + T;
         if (keep_globals) {
-            out.memory = Tensor::empty(DType::F32, {G + T, D});
-            std::memcpy(out.memory.data<float>(), xp, size_t((G + T) * D) * sizeof(float));
             out.memory_mask.assign(key_mask.begin(), key_mask.begin() + G + T);
         } else {
             if (attention.lsg.pool_with_global) {
@@ -147,10 +158,11 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
                 if (keep_layer_states)
                     std::memcpy(out.layer_states.back().data<float>() + G * D, xp, size_t(D) * sizeof(float));
             }
-            out.memory = Tensor::empty(DType::F32, {T, D});
-            std::memcpy(out.memory.data<float>(), xp + G * D, size_t(T * D) * sizeof(float));
+            first_row = G, memory_rows = T;
             out.memory_mask.assign(key_mask.begin() + G, key_mask.begin() + G + T);
         }
+        out.memory =
+            Tensor::view(DType::F32, {memory_rows, D}, xp + first_row * D, std::make_shared<Tensor>(std::move(x)));
         result.rows.push_back(std::move(out));
     }
     // The products' scratch is sized by this input (13 MB of quantized activations for 4k
