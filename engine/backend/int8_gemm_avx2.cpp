@@ -1,6 +1,7 @@
 // The int8 GEMM micro-kernel for AVX2 without VNNI (int8_gemm_ymm.h).
 #include <algorithm>
 
+#define PRECIS_YMM_TARGET  // the engine's own target (x86-64-v3)
 #include "engine/backend/int8_gemm_ymm.h"
 
 namespace precis::int8_gemm_detail {

@@ -7,16 +7,18 @@
 #include <algorithm>
 #include <cstring>
 
-// Everything from outside is included before the target switch, so that no inline
-// function shared with other files is compiled for an instruction set they may not have.
 #include "engine/backend/int8_gemm_kernels.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512bw,avx512vnni")
+// Only the functions marked with it are compiled for AVX-512 VNNI: no inline function
+// shared with other files is built for an instruction set they may not have.
+#define AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+
+#if defined(__GNUC__) && !defined(__clang__)
 // GCC 12 reads _mm512_undefined_ps() inside _mm512_cvtepi32_ps as an uninitialized use.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace precis::int8_gemm_detail {
 
@@ -25,7 +27,8 @@ namespace {
 constexpr int kRows = 8;
 
 // Same operations, element by element, as the 256-bit kernels' store (same bits).
-void store_row(__m512i acc, const ActivationScale& as, const PanelInfo& info, int64_t columns, float* y) {
+AVX512_VNNI void store_row(__m512i acc, const ActivationScale& as, const PanelInfo& info, int64_t columns,
+                           float* y) {
     const __m512i wsum = _mm512_loadu_si512(info.weight_sum);
     const __m512 dot = _mm512_cvtepi32_ps(_mm512_sub_epi32(acc, _mm512_mullo_epi32(_mm512_set1_epi32(as.zero), wsum)));
     const __m512 ws = _mm512_mul_ps(_mm512_set1_ps(as.scale), _mm512_loadu_ps(info.weight_scale));
@@ -35,7 +38,7 @@ void store_row(__m512i acc, const ActivationScale& as, const PanelInfo& info, in
 
 // R rows x P panels (P = 1 or 2) starting at panel p.
 template <int R, int P>
-void tile(const PanelBlock& b, int64_t r0, int64_t p) {
+AVX512_VNNI void tile(const PanelBlock& b, int64_t r0, int64_t p) {
     const int64_t kp = b.kp, groups = kp / 4;
     const uint8_t* u = b.u + r0 * kp;
     const int8_t* panel = b.panels + p * kPanelColumns * kp;
@@ -60,7 +63,7 @@ void tile(const PanelBlock& b, int64_t r0, int64_t p) {
 }
 
 template <int P>
-void rows_of_panels(const PanelBlock& b, int64_t p) {
+AVX512_VNNI void rows_of_panels(const PanelBlock& b, int64_t p) {
     int64_t r = 0;
     for (; r + kRows <= b.rows; r += kRows) tile<kRows, P>(b, r, p);
     switch (b.rows - r) {
@@ -77,7 +80,7 @@ void rows_of_panels(const PanelBlock& b, int64_t p) {
 
 }  // namespace
 
-void run_panels_avx512_vnni(const PanelBlock& b) {
+AVX512_VNNI void run_panels_avx512_vnni(const PanelBlock& b) {
     int64_t p = b.p0;
     for (; p + 2 <= b.p1; p += 2) rows_of_panels<2>(b, p);
     if (p < b.p1) rows_of_panels<1>(b, p);
@@ -85,5 +88,6 @@ void run_panels_avx512_vnni(const PanelBlock& b) {
 
 }  // namespace precis::int8_gemm_detail
 
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
-#pragma GCC pop_options
+#endif

@@ -1,7 +1,8 @@
 #pragma once
 // The 256-bit int8 GEMM micro-kernel, shared by the AVX2 and AVX-VNNI builds: each
-// includes this in its own file under its own target (so everything here has internal
-// linkage) and supplies the step that adds 8 columns x 4 inputs of products:
+// includes this in its own file after defining PRECIS_YMM_TARGET (the function attribute
+// that compiles it for that instruction set; everything here has internal linkage) and
+// supplies the step that adds 8 columns x 4 inputs of products:
 //   AVX2      vpmaddubsw (u8 x s8 pairs -> s16) + vpmaddwd by ones (-> s32) + vpaddd;
 //   AVX-VNNI  vpdpbusd, the three in one.
 // The 7-bit activations keep vpmaddubsw's pairs under 32767, so both add the same
@@ -18,8 +19,8 @@ namespace precis::int8_gemm_detail {
 namespace {
 
 template <class Step, int R>
-void ymm_rows(const uint8_t* u, int64_t kp, const ActivationScale* as, const int8_t* panel, const PanelInfo& info,
-              int64_t columns, int64_t out, float* y) {
+PRECIS_YMM_TARGET void ymm_rows(const uint8_t* u, int64_t kp, const ActivationScale* as, const int8_t* panel,
+                                const PanelInfo& info, int64_t columns, int64_t out, float* y) {
     __m256i acc[R][2];
     for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
     const int64_t groups = kp / 4;
@@ -50,7 +51,8 @@ void ymm_rows(const uint8_t* u, int64_t kp, const ActivationScale* as, const int
 
 // Rows in steps of ROWS, then the remainder one smaller kernel at a time.
 template <class Step, int R>
-void ymm_tail(const PanelBlock& b, int64_t r, const int8_t* panel, const PanelInfo& info, int64_t c0, int64_t columns) {
+PRECIS_YMM_TARGET void ymm_tail(const PanelBlock& b, int64_t r, const int8_t* panel, const PanelInfo& info,
+                                int64_t c0, int64_t columns) {
     if constexpr (R > 0) {
         if (b.rows - r == R)
             ymm_rows<Step, R>(b.u + r * b.kp, b.kp, b.as + r, panel, info, columns, b.out, b.y + r * b.out + c0);
@@ -60,7 +62,7 @@ void ymm_tail(const PanelBlock& b, int64_t r, const int8_t* panel, const PanelIn
 }
 
 template <class Step, int ROWS>
-void ymm_run_panels(const PanelBlock& b) {
+PRECIS_YMM_TARGET void ymm_run_panels(const PanelBlock& b) {
     for (int64_t p = b.p0; p < b.p1; ++p) {
         const int8_t* panel = b.panels + p * kPanelColumns * b.kp;
         const int64_t c0 = p * kPanelColumns, columns = std::min(kPanelColumns, b.out - c0);
