@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   qt6-base-dev qt6-svg-dev libpoppler-qt6-dev
-  libsqlite3-dev libicu-dev libsentencepiece-dev sentencepiece libopenblas-dev libpcre2-dev
+  libsqlite3-dev libicu-dev libsentencepiece-dev sentencepiece libopenblas-dev libpcre2-dev libdnnl-dev
   nlohmann-json3-dev libgtest-dev
   xvfb xauth libgl-dev
   qpdf

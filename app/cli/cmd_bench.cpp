@@ -210,6 +210,7 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     std::vector<double> enc_times;
     EncoderOutput enc;
     for (int i = 0; i < repeat; ++i) {
+        enc = EncoderOutput{};  // a repetition's output is not held while the next is made
         auto t0 = Clock::now();
         enc = run_encoder(*model, *be, {ids}, {}, att, progress_callbacks("bench " + std::to_string(length)));
         enc_times.push_back(since(t0));

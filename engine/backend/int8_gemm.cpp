@@ -1,5 +1,6 @@
 #include "engine/backend/int8_gemm.h"
 
+#include <cpuid.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "engine/backend/int8_gemm_kernels.h"
+#include "engine/backend/int8_gemm_onednn.h"
 #include "engine/core/error.h"
 
 namespace precis {
@@ -56,24 +58,32 @@ void pack_panel(const int8_t* q, const float* scales, const float* b, int64_t in
     }
 }
 
-Int8Kernel widest_supported() {
-    if (int8_kernel_supported(Int8Kernel::Avx512Vnni)) return Int8Kernel::Avx512Vnni;
+constexpr Int8Kernel kAllKernels[] = {Int8Kernel::Avx2, Int8Kernel::AvxVnni, Int8Kernel::Avx512Vnni,
+                                      Int8Kernel::OneDnn};
+
+// The fastest by measurement (int8_gemm_onednn.h): oneDNN where the CPU has AVX-512 VNNI,
+// else our widest kernel.
+Int8Kernel fastest_supported() {
+    if (int8_kernel_supported(Int8Kernel::Avx512Vnni)) return Int8Kernel::OneDnn;
     if (int8_kernel_supported(Int8Kernel::AvxVnni)) return Int8Kernel::AvxVnni;
     return Int8Kernel::Avx2;
 }
 
-// The widest kernel, or a narrower one PRECIS_INT8_KERNEL names (an unknown or unsupported
-// name is ignored with a line on stderr: it is a measuring aid, not a setting).
+// The fastest kernel, or the one PRECIS_INT8_KERNEL names (an unknown or unsupported name
+// is ignored with a line on stderr: it is a measuring aid, not a setting).
 Int8Kernel initial_kernel() {
-    const Int8Kernel widest = widest_supported();
+    const Int8Kernel fastest = fastest_supported();
     const char* asked = std::getenv("PRECIS_INT8_KERNEL");
-    if (!asked || !*asked) return widest;
-    for (Int8Kernel k : {Int8Kernel::Avx2, Int8Kernel::AvxVnni, Int8Kernel::Avx512Vnni})
-        if (std::strcmp(asked, int8_kernel_name(k)) == 0 && int8_kernel_supported(k)) return k;
-    std::fprintf(stderr, "precis: PRECIS_INT8_KERNEL=%s is not a kernel this CPU runs (avx2%s%s); using %s\n", asked,
-                 int8_kernel_supported(Int8Kernel::AvxVnni) ? ", avx-vnni" : "",
-                 int8_kernel_supported(Int8Kernel::Avx512Vnni) ? ", avx512-vnni" : "", int8_kernel_name(widest));
-    return widest;
+    if (!asked || !*asked) return fastest;
+    std::string runnable;
+    for (Int8Kernel k : kAllKernels) {
+        if (!int8_kernel_supported(k)) continue;
+        if (std::strcmp(asked, int8_kernel_name(k)) == 0) return k;
+        runnable += std::string(runnable.empty() ? "" : ", ") + int8_kernel_name(k);
+    }
+    std::fprintf(stderr, "precis: PRECIS_INT8_KERNEL=%s is not a kernel this CPU runs (%s); using %s\n", asked,
+                 runnable.c_str(), int8_kernel_name(fastest));
+    return fastest;
 }
 
 std::atomic<Int8Kernel>& kernel_in_use() {
@@ -86,6 +96,44 @@ void run_panels(Int8Kernel k, const PanelBlock& b) {
         case Int8Kernel::Avx512Vnni: run_panels_avx512_vnni(b); return;
         case Int8Kernel::AvxVnni: run_panels_avx_vnni(b); return;
         case Int8Kernel::Avx2: run_panels_avx2(b); return;
+        case Int8Kernel::OneDnn: break;  // not a panel kernel (int8_gemm_with_onednn)
+    }
+}
+
+// The same product with oneDNN's integer matmul in place of our panels: the activations
+// quantized as for our kernels, oneDNN's exact int32 sums written into y's own storage,
+// then turned into floats in place by the operations our kernels use (so the same bits).
+void int8_gemm_with_onednn(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
+                           float* y, std::vector<uint8_t>& u, std::vector<ActivationScale>& as,
+                           std::vector<int32_t>& weight_sum) {
+    const int64_t kp = round_up(in, 4);
+    if (u.size() < size_t(rows * kp)) u.resize(size_t(rows * kp));
+    if (as.size() < size_t(rows)) as.resize(size_t(rows));
+    if (weight_sum.size() < size_t(out)) weight_sum.resize(size_t(out));
+    const int8_t* const q = static_cast<const int8_t*>(w.data);
+    const int threads = rows * in * out < (1 << 18) ? 1 : omp_get_max_threads();
+#pragma omp parallel num_threads(threads)
+    {
+#pragma omp for schedule(static) nowait
+        for (int64_t r = 0; r < rows; ++r) as[size_t(r)] = quantize_activation_row(x + r * in, in, u.data() + r * kp);
+#pragma omp for schedule(static)
+        for (int64_t o = 0; o < out; ++o) {
+            int32_t sum = 0;
+            for (int64_t i = 0; i < in; ++i) sum += q[o * in + i];
+            weight_sum[size_t(o)] = sum;
+        }
+    }
+    static_assert(sizeof(int32_t) == sizeof(float));
+    int32_t* const acc = reinterpret_cast<int32_t*>(y);
+    onednn_u8s8_s32(u.data(), rows, in, kp, q, out, acc);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t r = 0; r < rows; ++r) {
+        const ActivationScale s = as[size_t(r)];
+        for (int64_t o = 0; o < out; ++o) {
+            const int64_t at = r * out + o;
+            const float dot = float(acc[at] - s.zero * weight_sum[size_t(o)]);
+            y[at] = std::fma(dot, s.scale * w.scales[o], b ? b[o] : 0.f);
+        }
     }
 }
 
@@ -96,6 +144,7 @@ struct GemmScratch {
     std::vector<ActivationScale> as;
     std::vector<int8_t> packed;
     std::vector<PanelInfo> info;
+    std::vector<int32_t> weight_sum;  // oneDNN's path
 };
 
 GemmScratch& calling_thread_scratch() {
@@ -110,6 +159,7 @@ const char* int8_kernel_name(Int8Kernel k) {
         case Int8Kernel::Avx2: return "avx2";
         case Int8Kernel::AvxVnni: return "avx-vnni";
         case Int8Kernel::Avx512Vnni: return "avx512-vnni";
+        case Int8Kernel::OneDnn: return "onednn";
     }
     return "?";
 }
@@ -118,10 +168,14 @@ bool int8_kernel_supported(Int8Kernel k) {
     __builtin_cpu_init();
     switch (k) {
         case Int8Kernel::Avx2: return true;  // the engine is built for x86-64-v3
-        case Int8Kernel::AvxVnni: return __builtin_cpu_supports("avxvnni");
+        case Int8Kernel::AvxVnni: {  // CPUID leaf 7 subleaf 1, EAX bit 4 (clang 14 has no name for it)
+            unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+            return __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0;
+        }
         case Int8Kernel::Avx512Vnni:
             return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                    __builtin_cpu_supports("avx512vnni");
+        case Int8Kernel::OneDnn: return true;  // it picks its own code for the CPU
     }
     return false;
 }
@@ -138,7 +192,7 @@ void release_int8_gemm_scratch() { calling_thread_scratch() = GemmScratch{}; }
 size_t int8_gemm_scratch_bytes() {
     const GemmScratch& s = calling_thread_scratch();
     return s.u.capacity() + s.as.capacity() * sizeof(ActivationScale) + s.packed.capacity() +
-           s.info.capacity() * sizeof(PanelInfo);
+           s.info.capacity() * sizeof(PanelInfo) + s.weight_sum.capacity() * sizeof(int32_t);
 }
 
 ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q) {
@@ -161,8 +215,11 @@ void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
     check(w.format == WeightFormat::I8 && w.scales != nullptr, "int8_gemm needs int8 weights with their scales");
     check(rows >= 0 && in > 0 && out > 0, "int8_gemm: bad sizes");
     if (rows == 0) return;
-    const int64_t kp = round_up(in, 4), panels = round_up(out, kPanelColumns) / kPanelColumns;
     GemmScratch& scratch = calling_thread_scratch();
+    const Int8Kernel kernel = int8_gemm_kernel();
+    if (kernel == Int8Kernel::OneDnn)
+        return int8_gemm_with_onednn(x, rows, in, w, b, out, y, scratch.u, scratch.as, scratch.weight_sum);
+    const int64_t kp = round_up(in, 4), panels = round_up(out, kPanelColumns) / kPanelColumns;
     std::vector<uint8_t>& u = scratch.u;
     std::vector<ActivationScale>& as = scratch.as;
     std::vector<int8_t>& packed = scratch.packed;
@@ -177,7 +234,6 @@ void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
     PanelInfo* const id = info.data();
     const int8_t* const q = static_cast<const int8_t*>(w.data);
 
-    const Int8Kernel kernel = int8_gemm_kernel();
     const int threads = rows * in * out < (1 << 18) ? 1 : omp_get_max_threads();
 #pragma omp parallel num_threads(threads)
     {

@@ -22,12 +22,14 @@ namespace precis {
 // The largest unsigned activation value (see above).
 constexpr int kActivationLevels = 127;
 
-// The instruction set of the inner loop. Every kernel gives the same bits (the integer
-// sums are exact and turned into floats by the same operations); the widest the CPU has
-// is used, unless PRECIS_INT8_KERNEL (avx2, avx-vnni, avx512-vnni) names a narrower one,
-// which is how the AVX2 figures are measured on a machine with VNNI.
-enum class Int8Kernel { Avx2, AvxVnni, Avx512Vnni };
-const char* int8_kernel_name(Int8Kernel k);  // "avx2", "avx-vnni", "avx512-vnni"
+// What computes the integer sums: our micro-kernel for an instruction set, or oneDNN's
+// matmul. Every one gives the same bits (the sums are exact and turned into floats by the
+// same operations). The fastest by measurement is used: oneDNN where the CPU has AVX-512
+// VNNI (twice our kernel there), else our widest kernel (oneDNN is no faster on AVX2);
+// PRECIS_INT8_KERNEL (avx2, avx-vnni, avx512-vnni, onednn) picks another, which is how the
+// AVX2 figures are measured on a machine with VNNI.
+enum class Int8Kernel { Avx2, AvxVnni, Avx512Vnni, OneDnn };
+const char* int8_kernel_name(Int8Kernel k);  // "avx2", "avx-vnni", "avx512-vnni", "onednn"
 bool int8_kernel_supported(Int8Kernel k);
 Int8Kernel int8_gemm_kernel();
 // For tests and benchmarks; throws if this CPU lacks it. Affects every thread.

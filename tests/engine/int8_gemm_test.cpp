@@ -122,7 +122,7 @@ std::string shape_label(const ::testing::TestParamInfo<Int8Gemm::ParamType>& inf
 // panel, a panel and a half, an odd number of panels (the AVX-512 kernel's pairs).
 INSTANTIATE_TEST_SUITE_P(EdgeSizes, Int8Gemm,
                          ::testing::Combine(::testing::Values(Int8Kernel::Avx2, Int8Kernel::AvxVnni,
-                                                              Int8Kernel::Avx512Vnni),
+                                                              Int8Kernel::Avx512Vnni, Int8Kernel::OneDnn),
                                             ::testing::Values<int64_t>(1, 3, 17, 64, 133),
                                             ::testing::Values<int64_t>(1, 7, 37, 768),
                                             ::testing::Values<int64_t>(1, 15, 17, 1000)),
@@ -254,7 +254,7 @@ TEST(Int8GemmTiming, DISABLED_AgainstSgemmOnEncoderShapes) {
         std::printf("rows %5lld in %5lld out %5lld: sgemm %7.2f ms (%5.1f GMAC/s)", (long long)rows, (long long)in,
                     (long long)out, f32 * 1e3, gmac / f32);
         const Int8Kernel before = int8_gemm_kernel();
-        for (Int8Kernel k : {Int8Kernel::Avx2, Int8Kernel::AvxVnni, Int8Kernel::Avx512Vnni}) {
+        for (Int8Kernel k : {Int8Kernel::Avx2, Int8Kernel::AvxVnni, Int8Kernel::Avx512Vnni, Int8Kernel::OneDnn}) {
             if (!int8_kernel_supported(k)) continue;
             set_int8_gemm_kernel(k);
             const double i8 = time([&] { int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, y.data()); });
