@@ -278,8 +278,8 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     j["threads"] = cpu_threads();
     j["attention"] = attention;
     j["compute_type"] = compute_type_name(model->compute_type());
-    // Which int8 micro-kernel ran (PRECIS_INT8_KERNEL picks a narrower one to compare).
-    if (model->compute_type() == ComputeType::Int8) j["int8_kernel"] = int8_kernel_name(int8_gemm_kernel());
+    // Which int8 kernel ran (PRECIS_INT8_KERNEL picks another, to compare).
+    if (model->compute_type() == ComputeType::Int8) j["int8_kernel"] = int8_kernel_description(int8_gemm_kernel());
     j["linear_weights_mb"] = double(model->weights().linear_weight_bytes()) / 1e6;
     if (att.kind == EncoderAttention::Lsg) {
         j["sparsity_type"] = sparsity_type_name(att.lsg.sparsity_type);
@@ -378,7 +378,7 @@ int cmd_bench(const Args& raw) {
                             j["peak_memory_mb"].get<double>(),
                             j["linear_weights_mb"].get<double>());
                 const std::string kernel =
-                    j.contains("int8_kernel") ? " (" + j["int8_kernel"].get<std::string>() + " products)" : "";
+                    j.contains("int8_kernel") ? "; int8 products by " + j["int8_kernel"].get<std::string>() : "";
                 std::printf("%6d tokens  %-12s decoder reads %.0f MB of weights + %.0f MB of cross keys/values per token; copy bandwidth %.1f GB/s "
                             "bounds greedy at %.1f tok/s, reached %.0f%%%s\n",
                             length, compute.c_str(), j["decoder_weight_mb_per_token"].get<double>(),

@@ -164,6 +164,10 @@ const char* int8_kernel_name(Int8Kernel k) {
     return "?";
 }
 
+std::string int8_kernel_description(Int8Kernel k) {
+    return k == Int8Kernel::OneDnn ? std::string("onednn: ") + onednn_description() : int8_kernel_name(k);
+}
+
 bool int8_kernel_supported(Int8Kernel k) {
     __builtin_cpu_init();
     switch (k) {

@@ -14,6 +14,7 @@
 // one-sided inputs after GELU.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "engine/backend/backend.h"
 
@@ -30,6 +31,9 @@ constexpr int kActivationLevels = 127;
 // AVX2 figures are measured on a machine with VNNI.
 enum class Int8Kernel { Avx2, AvxVnni, Avx512Vnni, OneDnn };
 const char* int8_kernel_name(Int8Kernel k);  // "avx2", "avx-vnni", "avx512-vnni", "onednn"
+// The name, and for oneDNN its version and the implementation it picks on this CPU
+// ("onednn: oneDNN 2.6.3, brg:avx512_core_vnni"), for benchmark reports.
+std::string int8_kernel_description(Int8Kernel k);
 bool int8_kernel_supported(Int8Kernel k);
 Int8Kernel int8_gemm_kernel();
 // For tests and benchmarks; throws if this CPU lacks it. Affects every thread.

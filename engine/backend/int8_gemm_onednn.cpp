@@ -56,7 +56,7 @@ const char* onednn_description() {
         const dnnl_version_t* v = dnnl_version();
         text = "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
         try {
-            text += std::string(" (") + product(1024, 1024, 1024, 1024).impl_info_str() + ")";
+            text += std::string(", ") + product(1024, 1024, 1024, 1024).impl_info_str();
         } catch (const dnnl::error&) {
         }
     });

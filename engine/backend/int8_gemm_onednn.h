@@ -12,8 +12,8 @@ namespace precis::int8_gemm_detail {
 void onednn_u8s8_s32(const uint8_t* u, int64_t rows, int64_t in, int64_t ld, const int8_t* q, int64_t out,
                      int32_t* acc);
 
-// "oneDNN 2.6.3 (brg:avx512_core_vnni)": the library and the implementation it picks for
-// a product of this shape, for the bench line.
+// "oneDNN 2.6.3, brg:avx512_core_vnni": the library and the implementation it picks for
+// an encoder-sized product on this CPU.
 const char* onednn_description();
 
 }  // namespace precis::int8_gemm_detail

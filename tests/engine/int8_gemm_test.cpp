@@ -128,6 +128,13 @@ INSTANTIATE_TEST_SUITE_P(EdgeSizes, Int8Gemm,
                                             ::testing::Values<int64_t>(1, 15, 17, 1000)),
                          shape_label);
 
+TEST(Int8Kernels, OneDnnIsDescribedByItsVersionAndTheImplementationItPicks) {
+    const std::string d = int8_kernel_description(Int8Kernel::OneDnn);
+    EXPECT_EQ(d.rfind("onednn: oneDNN ", 0), 0u) << d;
+    EXPECT_NE(d.find(", "), std::string::npos) << d;  // the implementation, e.g. brg:avx512_core_vnni
+    EXPECT_EQ(int8_kernel_description(Int8Kernel::Avx2), "avx2");
+}
+
 TEST(Int8Gemm, WithoutBiasAddsNothing) {
     const int64_t rows = 21, in = 50, out = 33;
     const std::vector<float> w = gaussian(size_t(out * in), 7, 0.05f), x = gaussian(size_t(rows * in), 8);
