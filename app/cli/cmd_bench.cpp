@@ -25,6 +25,7 @@
 #include "engine/backend/int8_gemm.h"
 #include "engine/generate/generation.h"
 #include "engine/model/bart_weights.h"
+#include "engine/model/cross_memory.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 
@@ -262,13 +263,11 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     for (int i = 0; i < repeat; ++i)
         gemm.push_back(gemm_seconds(*be, c, model->compute_type(), rows, att, enc.rows[0].sparse_path));
     const double bandwidth = copy_bandwidth_bytes_per_second();
-    // Cross-attention reads every layer's keys and values over the whole input each step:
-    // float32, int8 with a scale per head and position, or half precision (cross_memory.h).
-    const double S = double(enc.rows[0].memory.dim(0)), kv_per_layer = S * double(c.d_model);
-    double kv_bytes_per_layer = kv_per_layer * 4.0;
-    if (model->compute_type() == ComputeType::Int8) kv_bytes_per_layer = kv_per_layer + S * c.decoder_heads * 4.0;
-    if (model->compute_type() == ComputeType::Fp16Weights) kv_bytes_per_layer = kv_per_layer * 2.0;
-    const double cross_kv_bytes = 2.0 * c.decoder_layers * kv_bytes_per_layer;
+    // Cross-attention reads every layer's keys and values over the whole input each step,
+    // stored as the compute type keeps them (cross_memory.h).
+    const double cross_kv_bytes =
+        double(c.decoder_layers) * double(CrossMemory::bytes_for(enc.rows[0].memory.dim(0), c.decoder_heads,
+                                                                 c.d_model / c.decoder_heads, model->compute_type()));
     const double step_bytes = double(decoder_bytes_per_token(model->weights())) + cross_kv_bytes;
 
     nlohmann::json j;

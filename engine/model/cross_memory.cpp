@@ -100,6 +100,16 @@ size_t CrossMemory::bytes() const {
     return n;
 }
 
+size_t CrossMemory::bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType compute) {
+    const size_t values = 2 * size_t(S) * size_t(heads * hd);  // keys and values
+    switch (compute) {
+        case ComputeType::Fp32: return values * sizeof(float);
+        case ComputeType::Fp16Weights: return values * sizeof(uint16_t);
+        case ComputeType::Int8: return values + 2 * size_t(heads) * size_t(S) * sizeof(float);
+    }
+    return 0;
+}
+
 CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
                                  int64_t hd, ComputeType compute, Tensor& part) {
     const int64_t D = heads * hd;

@@ -29,6 +29,8 @@ struct CrossMemory {
     // Sets a's keys and values (k/v, k16/v16 or k8/v8 with scales, and their strides) to head h.
     void point_at_head(AttendArgs& a, int64_t h) const;
     size_t bytes() const;
+    // What bytes() will be for S positions of a compute type, before projecting (bench).
+    static size_t bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType compute);
 };
 
 // Projects memory [S, heads * hd] through the layer's k and v. The float32 projection is

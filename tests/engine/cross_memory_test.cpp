@@ -94,6 +94,7 @@ TEST_P(CrossMemoryLayout, HoldsTheProjectionHeadByHeadInThePromisedBytes) {
         case ComputeType::Fp16Weights: EXPECT_EQ(m.bytes(), floats / 2); break;
         case ComputeType::Int8: EXPECT_EQ(m.bytes(), floats / 4 + size_t(2 * heads * S) * sizeof(float)); break;
     }
+    EXPECT_EQ(CrossMemory::bytes_for(S, heads, hd, compute), m.bytes());  // what bench counts
     // Each head's keys and values as the decoder finds them through point_at_head, widened.
     for (bool keys : {true, false}) {
         std::vector<float> got, want;
