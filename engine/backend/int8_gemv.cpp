@@ -32,9 +32,9 @@ namespace {
 constexpr float kActivationMax = 16383.f;
 constexpr int64_t kChunk = 4096;  // weights summed in int32 before moving to float
 
-// q = round(x / scale) with scale = max|x| / 16383; returns the scale, 0 for a row that
-// is not finite (the caller then uses the float kernel).
-float quantize_row_int16(const float* x, int64_t n, int16_t* q) {
+}  // namespace
+
+float round_row_to_int16(const float* x, int64_t n, int16_t* q, float largest) {
     float m = 0.f, zero = 0.f;  // zero becomes NaN if any x is NaN or infinite (max would skip a NaN)
     for (int64_t i = 0; i < n; ++i) {
         m = std::max(m, std::fabs(x[i]));
@@ -45,7 +45,7 @@ float quantize_row_int16(const float* x, int64_t n, int16_t* q) {
         std::fill(q, q + n, int16_t(0));
         return 1.f;
     }
-    const float scale = m / kActivationMax, inv = kActivationMax / m;
+    const float scale = m / largest, inv = largest / m;
     const __m256 iv = _mm256_set1_ps(inv);
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -58,6 +58,8 @@ float quantize_row_int16(const float* x, int64_t n, int16_t* q) {
     for (; i < n; ++i) q[i] = int16_t(std::lrint(x[i] * inv));
     return scale;
 }
+
+namespace {
 
 template <int R>
 void rows_kernel(const int16_t* xq, const float* xscale, int64_t in, const WeightRef& w, const float* b, int64_t out,
@@ -104,7 +106,7 @@ bool round_rows_to_int16(const float* x, int64_t rows, int64_t in, Int16Rows& ou
     if (out.values.size() < size_t(rows * in)) out.values.resize(size_t(rows * in));
     out.scales.resize(size_t(rows));
     for (int64_t r = 0; r < rows; ++r) {
-        out.scales[size_t(r)] = quantize_row_int16(x + r * in, in, out.values.data() + r * in);
+        out.scales[size_t(r)] = round_row_to_int16(x + r * in, in, out.values.data() + r * in, kActivationMax);
         if (out.scales[size_t(r)] == 0.f) return false;
     }
     return true;

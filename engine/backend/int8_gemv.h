@@ -15,6 +15,10 @@ struct Int16Rows {
     std::vector<float> scales;    // [rows]
 };
 
+// q = round(x / scale) with scale = max|x| / largest (at most 32767); returns the scale,
+// 1 for a row of zeros, 0 for a row that is not finite (the caller then takes its float path).
+float round_row_to_int16(const float* x, int64_t n, int16_t* q, float largest);
+
 // Rounds x[rows, in] into `out`; false when a row holds a NaN or an infinity (the float
 // kernel then takes the product, passing them on).
 bool round_rows_to_int16(const float* x, int64_t rows, int64_t in, Int16Rows& out);

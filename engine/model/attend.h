@@ -34,6 +34,10 @@ void attend(const AttendArgs& a, std::vector<float>& scratch);
 // attend() for k16 / v16 and for k8 / v8 (called by attend when they are set).
 void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch);
 void attend_int8_kv(const AttendArgs& a, std::vector<float>& scratch);
+// attend_int8_kv's integer arithmetic (attend_int8_kv.cpp); false, having done nothing,
+// where it does not apply (hd not a multiple of 16 or over 256, over 64 queries, a query
+// that is not finite), and attend_int8_kv then widens the rows to float.
+bool attend_int8_kv_integer(const AttendArgs& a, std::vector<float>& scratch);
 // Raw scores s[nq, nk] (scaled q.k) to attention weights in place: the causal and key
 // masks, softmax per row, and the weights added to a.weight_sink if set.
 void scores_to_weights(const AttendArgs& a, float* s);

@@ -5,6 +5,8 @@
 // from memory once for all the queries of the call (the beams of one document) and
 // widened once, into a float block small enough to stay in L1 while every query uses it.
 // Only the widening differs between the two formats; the block arithmetic is shared.
+// Int8 rows take this path only where attend_int8_kv.cpp's integer arithmetic does not
+// apply (head widths that are not a multiple of 16, queries that are not finite).
 #include <immintrin.h>
 
 #include <algorithm>
@@ -177,6 +179,7 @@ void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch) {
 }
 
 void attend_int8_kv(const AttendArgs& a, std::vector<float>& scratch) {
+    if (attend_int8_kv_integer(a, scratch)) return;
     attend_compact(a, Int8Rows{a.k8, a.k8_scales, a.ldk}, Int8Rows{a.v8, a.v8_scales, a.ldv}, scratch);
 }
 
