@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -163,21 +164,39 @@ void DecoderState::set_cross_attention_sink(float* sink) {
 
 void DecoderState::reorder(const std::vector<int>& parents) {
     check(int(parents.size()) == rows_, "decoder: reorder needs one parent per row");
-    bool identity = true;
-    for (int r = 0; r < rows_; ++r) identity &= parents[r] == r;
-    if (identity || length_ == 0) return;
-    const size_t row_bytes = size_t(length_ * D_) * sizeof(float);
-    // Copy the needed parents out first, then write back, so no parent is clobbered
-    // before it is read. The buffer is allocated once per generation.
-    if (!reorder_buf_.defined()) reorder_buf_ = Tensor::empty(DType::F32, {rows_, max_length_, D_});
-    float* buf = reorder_buf_.data<float>();
-    for (size_t l = 0; l < self_k_.size(); ++l) {
-        for (Tensor* t : {&self_k_[l], &self_v_[l]}) {
-            float* base = t->data<float>();
-            for (int r = 0; r < rows_; ++r)
-                std::memcpy(buf + size_t(r) * length_ * D_, base + int64_t(parents[r]) * max_length_ * D_, row_bytes);
-            for (int r = 0; r < rows_; ++r)
-                std::memcpy(base + int64_t(r) * max_length_ * D_, buf + size_t(r) * length_ * D_, row_bytes);
+    for (int p : parents) check(p >= 0 && p < rows_, "decoder: reorder names a row that does not exist");
+    if (length_ == 0) return;
+    // Only rows that continue another row's history are written; a parent that is itself
+    // written is saved first, once. Rows that keep their own history cost nothing.
+    // (Copying every row out and back moved 38 MB per step for four bart-base rows at 128
+    // tokens, on one thread: close to half of the 89 MB of int8 weights the step reads.)
+    std::vector<int> slot(size_t(rows_), -1);  // where a written parent is saved
+    int saved = 0;
+    for (int r = 0; r < rows_; ++r) {
+        const int p = parents[size_t(r)];
+        if (p != r && parents[size_t(p)] != p && slot[size_t(p)] < 0) slot[size_t(p)] = saved++;
+    }
+    const size_t row_floats = size_t(length_) * size_t(D_);
+    if (saved > 0 && !reorder_buf_.defined()) reorder_buf_ = Tensor::empty(DType::F32, {rows_, max_length_, D_});
+    float* buf = reorder_buf_.defined() ? reorder_buf_.data<float>() : nullptr;
+    const int caches = int(self_k_.size()) * 2;
+    // Threads take whole caches (a layer's keys or values), each saving its parents in its
+    // own part of the buffer (rows_ rows of max_length_): as many threads as parts fit.
+    const int threads = std::max(1, std::min({caches, rows_ / std::max(1, saved), omp_get_max_threads()}));
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int c = 0; c < caches; ++c) {
+        float* base = (c % 2 ? self_v_ : self_k_)[size_t(c / 2)].data<float>();
+        float* own = buf ? buf + size_t(omp_get_thread_num()) * size_t(saved) * size_t(max_length_) * size_t(D_)
+                         : nullptr;
+        auto row = [&](int r) { return base + size_t(r) * size_t(max_length_) * size_t(D_); };
+        for (int p = 0; p < rows_; ++p)
+            if (slot[size_t(p)] >= 0)
+                std::memcpy(own + size_t(slot[size_t(p)]) * row_floats, row(p), row_floats * sizeof(float));
+        for (int r = 0; r < rows_; ++r) {
+            const int p = parents[size_t(r)];
+            if (p == r) continue;
+            const float* from = slot[size_t(p)] >= 0 ? own + size_t(slot[size_t(p)]) * row_floats : row(p);
+            std::memcpy(row(r), from, row_floats * sizeof(float));
         }
     }
 }
