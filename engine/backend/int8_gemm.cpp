@@ -1,6 +1,7 @@
 #include "engine/backend/int8_gemm.h"
 
 #include <cpuid.h>
+#include <immintrin.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "engine/backend/int8_gemm_kernels.h"
 #include "engine/backend/int8_gemm_onednn.h"
 #include "engine/core/error.h"
+#include "engine/core/simd_reduce.h"
 
 namespace precis {
 
@@ -199,9 +201,21 @@ size_t int8_gemm_scratch_bytes() {
            s.info.capacity() * sizeof(PanelInfo) + s.weight_sum.capacity() * sizeof(int32_t);
 }
 
+// Eight lanes at a time: the scalar loops were one chain of dependent min/max (the
+// compiler may not reorder float operations), and the bart-base encoder at 4k tokens took
+// 1.63 s with our AVX2 kernel and 1.00 s with oneDNN, against 1.57 s and 0.92 s now (best
+// of 4, alternated). Every lane does what the scalar tail does, so the bits are the same
+// (a NaN is skipped by min/max and stored as 0 by both).
 ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q) {
-    float lo = 0.f, hi = 0.f;
-    for (int64_t i = 0; i < in; ++i) {
+    __m256 lo8 = _mm256_setzero_ps(), hi8 = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 <= in; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        lo8 = _mm256_min_ps(v, lo8);  // the second operand when v is NaN, as std::min(lo, v)
+        hi8 = _mm256_max_ps(v, hi8);
+    }
+    float lo = horizontal_min(lo8), hi = horizontal_max(hi8);
+    for (; i < in; ++i) {
         lo = std::min(lo, x[i]);
         hi = std::max(hi, x[i]);
     }
@@ -211,7 +225,23 @@ ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q) 
         s.zero = int32_t(std::nearbyint(-lo / s.scale));
     }
     const float inv = 1.f / s.scale, zero = float(s.zero), top = float(kActivationLevels);
-    for (int64_t i = 0; i < in; ++i) q[i] = uint8_t(std::clamp(std::nearbyint(x[i] * inv) + zero, 0.f, top));
+    const __m256 inv8 = _mm256_set1_ps(inv), zero8 = _mm256_set1_ps(zero), top8 = _mm256_set1_ps(top);
+    auto level = [&](const float* p) {
+        const __m256 r = _mm256_add_ps(_mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(p), inv8), _MM_FROUND_CUR_DIRECTION),
+                                       zero8);
+        // max(r, 0) is 0 for a NaN r, as the scalar clamp's conversion stores.
+        return _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(r, _mm256_setzero_ps()), top8));
+    };
+    i = 0;
+    for (; i + 32 <= in; i += 32) {
+        const __m256i ab = _mm256_packs_epi32(level(x + i), level(x + i + 8));
+        const __m256i cd = _mm256_packs_epi32(level(x + i + 16), level(x + i + 24));
+        // The packs work within 128-bit halves; the permute puts the 32 bytes back in order.
+        const __m256i bytes = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, cd),
+                                                          _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), bytes);
+    }
+    for (; i < in; ++i) q[i] = uint8_t(std::clamp(std::nearbyint(x[i] * inv) + zero, 0.f, top));
     return s;
 }
 

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <cstdio>
 #include <random>
 #include <tuple>
@@ -225,6 +226,33 @@ TEST(ActivationQuantization, AnAllZeroRowIsAllZeroPoint) {
     const ActivationScale s = quantize_activation_row(x.data(), int64_t(x.size()), u.data());
     EXPECT_EQ(s.zero, 0);
     for (uint8_t v : u) EXPECT_EQ(v, 0);
+}
+
+// quantize_activation_row works eight and thirty-two lanes at a time with a scalar tail;
+// every element must get what the plain per-element rule gives: round(x / scale) + zero
+// clamped to [0, 127], with min and max skipping a NaN, which is stored as 0.
+TEST(ActivationQuantization, EveryLengthGivesThePlainRoundingOfEachElement) {
+    for (int64_t n : {1, 7, 8, 9, 31, 32, 33, 40, 63, 64, 65, 768, 777}) {
+        std::vector<float> x = gaussian(size_t(n), uint32_t(100 + n));
+        for (int64_t i = 0; i < n; i += 5) x[size_t(i)] = std::round(x[size_t(i)] * 8.f) / 8.f;  // ties
+        if (n > 3) x[size_t(n / 2)] = std::numeric_limits<float>::quiet_NaN();
+        float lo = 0.f, hi = 0.f;
+        for (float v : x) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        const float scale = (hi - lo) / float(kActivationLevels);
+        const int32_t zero = int32_t(std::nearbyint(-lo / scale));
+        std::vector<uint8_t> u(size_t(n), 99);
+        const ActivationScale s = quantize_activation_row(x.data(), n, u.data());
+        EXPECT_EQ(s.scale, scale) << n;
+        EXPECT_EQ(s.zero, zero) << n;
+        for (int64_t i = 0; i < n; ++i) {
+            const float r = std::nearbyint(x[size_t(i)] * (1.f / scale)) + float(zero);
+            const int want = std::isnan(r) ? 0 : int(std::clamp(r, 0.f, float(kActivationLevels)));
+            EXPECT_EQ(int(u[size_t(i)]), want) << "n " << n << " element " << i;
+        }
+    }
 }
 
 // Manual timing against sgemm on bart-base / bart-large encoder shapes (no asserts on
