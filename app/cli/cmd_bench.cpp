@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <optional>
+#include <map>
 #include <random>
 
 #include <nlohmann/json.hpp>
@@ -38,8 +38,10 @@ using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 double median(std::vector<double> v) {
+    if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
-    return v.empty() ? 0 : v[v.size() / 2];
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) {
@@ -302,11 +304,112 @@ nlohmann::json bench_one(const Arguments& args, int length) {
     return j;
 }
 
+// One length and compute type, with the same arguments otherwise, in a child process (so
+// that its peak memory is its own): the child's JSON line.
+nlohmann::json run_child(const Args& raw, int length, const std::string& compute) {
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+    std::string rebuilt = "'" + self + "' bench --child --lengths " + std::to_string(length) + " --compute-type " + compute;
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (raw[i] == "--lengths" || raw[i] == "--compute-type" || raw[i] == "--rounds") {
+            ++i;
+            continue;
+        }
+        if (raw[i].rfind("--lengths=", 0) == 0 || raw[i].rfind("--compute-type=", 0) == 0 ||
+            raw[i].rfind("--rounds=", 0) == 0 || raw[i] == "--json")
+            continue;
+        rebuilt += " '" + raw[i] + "'";
+    }
+    FILE* p = popen(rebuilt.c_str(), "r");
+    if (!p) throw Error("cannot start the benchmark child process");
+    std::string out;
+    char buf[4096];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    const int rc = pclose(p);
+    if (rc != 0) throw Error("the benchmark at " + std::to_string(length) + " tokens (" + compute + ") failed");
+    return nlohmann::json::parse(out.substr(out.find('{')));
+}
+
+// The rounds' runs of one compute type as one: each number is their median, the rest
+// is the first run's.
+nlohmann::json median_over_rounds(const std::vector<nlohmann::json>& runs) {
+    nlohmann::json j = runs.front();
+    for (auto& [key, value] : j.items()) {
+        if (!value.is_number_float()) continue;
+        std::vector<double> v;
+        for (const nlohmann::json& run : runs) v.push_back(run[key].get<double>());
+        value = median(v);
+    }
+    j["rounds"] = runs.size();
+    return j;
+}
+
+// Speed-ups and memory against fp32, round by round (each round's fp32 run was made
+// next to this one), as their median and, over several rounds, each round's.
+void add_ratios_to_fp32(const std::vector<nlohmann::json>& fp32, const std::vector<nlohmann::json>& runs,
+                        nlohmann::json& j) {
+    struct Ratio {
+        const char* name;
+        const char* key;
+        bool time;  // seconds (fp32 over this) rather than a rate or a size (this over fp32)
+    };
+    for (const Ratio r : {Ratio{"encoder_speedup_vs_fp32", "encoder_seconds", true},
+                          Ratio{"greedy_speedup_vs_fp32", "greedy_tokens_per_second", false},
+                          Ratio{"beam4_speedup_vs_fp32", "beam4_tokens_per_second", false},
+                          Ratio{"peak_memory_vs_fp32", "peak_memory_mb", false}}) {
+        std::vector<double> per_round;
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const double mine = runs[i][r.key].get<double>(), theirs = fp32[i][r.key].get<double>();
+            per_round.push_back(r.time ? theirs / mine : mine / theirs);
+        }
+        j[r.name] = median(per_round);
+        if (per_round.size() > 1) j[std::string(r.name) + "_rounds"] = per_round;
+    }
+}
+
+// "x2.41", or over several rounds "x2.41 (2.27-2.90)": the median and the rounds' range.
+std::string ratio_text(const nlohmann::json& j, const std::string& name) {
+    char text[64];
+    std::snprintf(text, sizeof text, "x%.2f", j[name].get<double>());
+    if (!j.contains(name + "_rounds")) return text;
+    const auto v = j[name + "_rounds"].get<std::vector<double>>();
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    char range[64];
+    std::snprintf(range, sizeof range, " (%.2f-%.2f)", *lo, *hi);
+    return text + std::string(range);
+}
+
+void print_result(int length, const std::string& compute, const nlohmann::json& j) {
+    std::printf("%6d tokens  %-5s %-12s %-12s encoder %8.3f s  (GEMMs alone %8.3f s, x%.2f)  greedy %6.1f tok/s"
+                " (first token after %.2f s)  beam-4 %6.1f tok/s  peak %7.0f MB (linear weights %6.0f MB)\n",
+                length, j["attention"].get<std::string>().c_str(), j.value("sparsity_type", std::string("-")).c_str(),
+                compute.c_str(), j["encoder_seconds"].get<double>(), j["encoder_gemm_seconds"].get<double>(),
+                j["encoder_over_gemm"].get<double>(), j["greedy_tokens_per_second"].get<double>(),
+                j["seconds_to_first_token"].get<double>(), j["beam4_tokens_per_second"].get<double>(),
+                j["peak_memory_mb"].get<double>(), j["linear_weights_mb"].get<double>());
+    const std::string kernel = j.contains("int8_kernel") ? "; int8 products by " + j["int8_kernel"].get<std::string>() : "";
+    std::printf("%6d tokens  %-12s decoder reads %.0f MB of weights + %.0f MB of cross keys/values per token; copy "
+                "bandwidth %.1f GB/s bounds greedy at %.1f tok/s, reached %.0f%%%s\n",
+                length, compute.c_str(), j["decoder_weight_mb_per_token"].get<double>(),
+                j["cross_attention_kv_mb_per_token"].get<double>(), j["copy_bandwidth_gb_per_second"].get<double>(),
+                j["greedy_bandwidth_bound_tokens_per_second"].get<double>(),
+                100 * j["greedy_fraction_of_bandwidth_bound"].get<double>(), kernel.c_str());
+    if (j.contains("encoder_speedup_vs_fp32")) {
+        const int rounds = j.value("rounds", 1);
+        const std::string over = rounds > 1 ? " (medians of " + std::to_string(rounds) + " rounds, range)" : "";
+        std::printf("%6d tokens  %s vs fp32%s: encoder %s faster, greedy %s tokens/s, beam-4 %s tokens/s, peak memory "
+                    "%s\n",
+                    length, compute.c_str(), over.c_str(), ratio_text(j, "encoder_speedup_vs_fp32").c_str(),
+                    ratio_text(j, "greedy_speedup_vs_fp32").c_str(), ratio_text(j, "beam4_speedup_vs_fp32").c_str(),
+                    ratio_text(j, "peak_memory_vs_fp32").c_str());
+    }
+    std::fflush(stdout);
+}
+
 }  // namespace
 
 int cmd_bench(const Args& raw) {
     auto options = attention_option_names();
-    options.insert({"--model", "--shape", "--device", "--lengths", "--repeat", "--new-tokens", "--compute-type"});
+    options.insert({"--model", "--shape", "--device", "--lengths", "--repeat", "--new-tokens", "--compute-type", "--rounds"});
     options.merge(method_option_names());
     options.insert("--child-share");  // bench_extractive's child processes
     Arguments args("bench", raw, {"--json", "--child", "--include-infeasible"}, options);
@@ -329,6 +432,8 @@ int cmd_bench(const Args& raw) {
         std::cout << bench_one(args, lengths.at(0)).dump() << std::endl;
         return 0;
     }
+    const int rounds = args.int_value("--rounds").value_or(1);
+    check(rounds >= 1, "--rounds must be at least 1, not " + std::to_string(rounds));
     nlohmann::json all = nlohmann::json::array();
     for (int length : lengths) {
         if (args.value_or("--attention", "lsg") == "full" && length > 8192 && !args.flag("--include-infeasible")) {
@@ -336,63 +441,17 @@ int cmd_bench(const Args& raw) {
                       << " tokens (quadratic; pass --include-infeasible to run it)\n";
             continue;
         }
-        std::optional<nlohmann::json> fp32;
+        // Round after round, every compute type once: a round's ratios compare runs made
+        // minutes apart at most, which a machine whose speed drifts (a shared VM's memory
+        // bandwidth moves by 2x) needs; the medians over rounds are reported.
+        std::map<std::string, std::vector<nlohmann::json>> runs;
+        for (int round = 0; round < rounds; ++round)
+            for (const std::string& compute : compute_types) runs[compute].push_back(run_child(raw, length, compute));
         for (const std::string& compute : compute_types) {
-            // Same arguments, one length and compute type, in a child (so its peak memory is its own).
-            const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-            std::string rebuilt = "'" + self + "' bench --child --lengths " + std::to_string(length) +
-                                  " --compute-type " + compute;
-            for (size_t i = 0; i < raw.size(); ++i) {
-                if (raw[i] == "--lengths" || raw[i] == "--compute-type") { ++i; continue; }
-                if (raw[i].rfind("--lengths=", 0) == 0 || raw[i].rfind("--compute-type=", 0) == 0 || raw[i] == "--json")
-                    continue;
-                rebuilt += " '" + raw[i] + "'";
-            }
-            FILE* p = popen(rebuilt.c_str(), "r");
-            if (!p) throw Error("cannot start the benchmark child process");
-            std::string out;
-            char buf[4096];
-            while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-            const int rc = pclose(p);
-            if (rc != 0) throw Error("the benchmark at " + std::to_string(length) + " tokens (" + compute + ") failed");
-            nlohmann::json j = nlohmann::json::parse(out.substr(out.find('{')));
-            if (compute == "fp32") fp32 = j;
-            if (fp32 && compute != "fp32") {
-                j["encoder_speedup_vs_fp32"] = (*fp32)["encoder_seconds"].get<double>() / j["encoder_seconds"].get<double>();
-                j["greedy_speedup_vs_fp32"] =
-                    j["greedy_tokens_per_second"].get<double>() / (*fp32)["greedy_tokens_per_second"].get<double>();
-                j["peak_memory_vs_fp32"] = j["peak_memory_mb"].get<double>() / (*fp32)["peak_memory_mb"].get<double>();
-                j["beam4_speedup_vs_fp32"] =
-                    j["beam4_tokens_per_second"].get<double>() / (*fp32)["beam4_tokens_per_second"].get<double>();
-            }
+            nlohmann::json j = median_over_rounds(runs[compute]);
+            if (compute != "fp32" && runs.count("fp32")) add_ratios_to_fp32(runs["fp32"], runs[compute], j);
             all.push_back(j);
-            if (!args.flag("--json")) {
-                std::printf("%6d tokens  %-5s %-12s %-12s encoder %8.3f s  (GEMMs alone %8.3f s, x%.2f)  greedy %6.1f tok/s"
-                            " (first token after %.2f s)  beam-4 %6.1f tok/s  peak %7.0f MB (linear weights %6.0f MB)\n",
-                            length, j["attention"].get<std::string>().c_str(),
-                            j.value("sparsity_type", std::string("-")).c_str(), compute.c_str(),
-                            j["encoder_seconds"].get<double>(), j["encoder_gemm_seconds"].get<double>(),
-                            j["encoder_over_gemm"].get<double>(), j["greedy_tokens_per_second"].get<double>(),
-                            j["seconds_to_first_token"].get<double>(), j["beam4_tokens_per_second"].get<double>(),
-                            j["peak_memory_mb"].get<double>(),
-                            j["linear_weights_mb"].get<double>());
-                const std::string kernel =
-                    j.contains("int8_kernel") ? "; int8 products by " + j["int8_kernel"].get<std::string>() : "";
-                std::printf("%6d tokens  %-12s decoder reads %.0f MB of weights + %.0f MB of cross keys/values per token; copy bandwidth %.1f GB/s "
-                            "bounds greedy at %.1f tok/s, reached %.0f%%%s\n",
-                            length, compute.c_str(), j["decoder_weight_mb_per_token"].get<double>(),
-                            j["cross_attention_kv_mb_per_token"].get<double>(),
-                            j["copy_bandwidth_gb_per_second"].get<double>(),
-                            j["greedy_bandwidth_bound_tokens_per_second"].get<double>(),
-                            100 * j["greedy_fraction_of_bandwidth_bound"].get<double>(), kernel.c_str());
-                if (j.contains("encoder_speedup_vs_fp32"))
-                    std::printf("%6d tokens  %s vs fp32: encoder x%.2f faster, greedy x%.2f tokens/s, beam-4 x%.2f "
-                                "tokens/s, peak memory x%.2f\n",
-                                length, compute.c_str(), j["encoder_speedup_vs_fp32"].get<double>(),
-                                j["greedy_speedup_vs_fp32"].get<double>(), j["beam4_speedup_vs_fp32"].get<double>(),
-                                j["peak_memory_vs_fp32"].get<double>());
-                std::fflush(stdout);
-            }
+            if (!args.flag("--json")) print_result(length, compute, j);
         }
     }
     if (args.flag("--json")) std::cout << all.dump(2) << "\n";

@@ -159,6 +159,8 @@ Times the encoder, greedy generation and peak memory per input length and comput
   --compute-type fp32,int8,fp16-weights
                             compute types to compare
   --repeat N                timed repetitions (median reported)
+  --rounds N                run the compute types one after another N times; ratios to
+                            fp32 are taken round by round, medians reported
   --new-tokens N            tokens generated per timing
   --include-infeasible      also run full attention beyond 8192 tokens
   --method extractive       time the extractive summarizer instead

@@ -2,6 +2,8 @@
 // forward, summarize with the fallback model, batch on a mixed folder, and bad input
 // giving one clear line and a non-zero exit.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -183,6 +185,34 @@ TEST(Cli, BenchRunsEveryComputeTypeSideBySideWithRatiosToFp32) {
         EXPECT_LT(all[i]["linear_weights_mb"].get<double>(), all[0]["linear_weights_mb"].get<double>());
     }
     EXPECT_GT(all[0]["copy_bandwidth_gb_per_second"].get<double>(), 0.0);
+}
+
+TEST(Cli, BenchRoundsTakeEachRatioAgainstTheSameRoundsFp32AndReportTheMedian) {
+    // fp32 listed last: ratios no longer depend on the order the types are named in.
+    CliRun r = precis("bench --shape tiny --attention full --lengths 64 --repeat 1 --new-tokens 4 --rounds 3 "
+                      "--compute-type int8,fp32 --json");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto all = nlohmann::json::parse(r.out);
+    ASSERT_EQ(all.size(), 2u);
+    const nlohmann::json& int8 = all[0];
+    EXPECT_EQ(int8["compute_type"], "int8");
+    EXPECT_EQ(int8["rounds"], 3);
+    for (const char* k : {"encoder_speedup_vs_fp32", "greedy_speedup_vs_fp32", "beam4_speedup_vs_fp32",
+                          "peak_memory_vs_fp32"}) {
+        const auto per_round = int8[std::string(k) + "_rounds"].get<std::vector<double>>();
+        ASSERT_EQ(per_round.size(), 3u) << k;
+        std::vector<double> sorted = per_round;
+        std::sort(sorted.begin(), sorted.end());
+        EXPECT_EQ(int8[k].get<double>(), sorted[1]) << k << ": the median of the rounds";
+    }
+    EXPECT_FALSE(all[1].contains("greedy_speedup_vs_fp32"));
+
+    CliRun text = precis("bench --shape tiny --attention full --lengths 64 --repeat 1 --new-tokens 4 --rounds 2 "
+                         "--compute-type fp32,int8");
+    ASSERT_EQ(text.code, 0) << text.err;
+    EXPECT_NE(text.out.find("int8 vs fp32 (medians of 2 rounds, range): encoder x"), std::string::npos) << text.out;
+
+    EXPECT_NE(precis("bench --shape tiny --lengths 64 --rounds 0").code, 0);
 }
 
 TEST(Cli, SummarizeWithoutAModelGivesAnExtractiveSummaryNeverTheTestModel) {
