@@ -308,7 +308,8 @@ nlohmann::json bench_one(const Arguments& args, int length) {
 // that its peak memory is its own): the child's JSON line.
 nlohmann::json run_child(const Args& raw, int length, const std::string& compute) {
     const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-    std::string rebuilt = "'" + self + "' bench --child --lengths " + std::to_string(length) + " --compute-type " + compute;
+    std::string rebuilt =
+        "'" + self + "' bench --child --lengths " + std::to_string(length) + " --compute-type " + compute;
     for (size_t i = 0; i < raw.size(); ++i) {
         if (raw[i] == "--lengths" || raw[i] == "--compute-type" || raw[i] == "--rounds") {
             ++i;

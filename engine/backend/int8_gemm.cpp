@@ -227,8 +227,8 @@ ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q) 
     const float inv = 1.f / s.scale, zero = float(s.zero), top = float(kActivationLevels);
     const __m256 inv8 = _mm256_set1_ps(inv), zero8 = _mm256_set1_ps(zero), top8 = _mm256_set1_ps(top);
     auto level = [&](const float* p) {
-        const __m256 r = _mm256_add_ps(_mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(p), inv8), _MM_FROUND_CUR_DIRECTION),
-                                       zero8);
+        const __m256 scaled = _mm256_mul_ps(_mm256_loadu_ps(p), inv8);
+        const __m256 r = _mm256_add_ps(_mm256_round_ps(scaled, _MM_FROUND_CUR_DIRECTION), zero8);
         // max(r, 0) is 0 for a NaN r, as the scalar clamp's conversion stores.
         return _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(r, _mm256_setzero_ps()), top8));
     };

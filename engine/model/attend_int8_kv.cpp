@@ -5,8 +5,9 @@
 // again) cost about a hundred instructions per key and head, more than reading its
 // 2 x hd bytes takes; on bart-base with 4k tokens the cross-attention took more of a
 // decoding step than all of the decoder's weight products (one thread, 72 heads x 4096
-// keys: 2.7 ms per step widened, 1.6 ms here; beams of 4: 6.5 ms, 4.3 ms). Here the int8 rows are only sign-extended to int16, and vpmaddwd adds
-// sixteen exact products per instruction:
+// keys: 2.7 ms per step widened, 1.6 ms here; beams of 4: 6.5 ms, 4.3 ms). Here the
+// int8 rows are only sign-extended to int16, and vpmaddwd adds sixteen exact products
+// per instruction:
 //  - scores: each query is rounded once per call to int16 (round_row_to_int16, scale
 //    max|q| / 32767); the integer dot product with a key is scaled by both rows' scales;
 //  - values: per block of 64 keys, each query's softmax weights times the value rows'
