@@ -205,7 +205,8 @@ size_t int8_gemm_scratch_bytes() {
 // compiler may not reorder float operations), and the bart-base encoder at 4k tokens took
 // 1.63 s with our AVX2 kernel and 1.00 s with oneDNN, against 1.57 s and 0.92 s now (best
 // of 4, alternated). Every lane does what the scalar tail does, so the bits are the same
-// (a NaN is skipped by min/max and stored as 0 by both).
+// (a NaN is skipped by min/max and stored as 0 by both; the scalar clamp used to convert
+// it to uint8_t, which is undefined behaviour).
 ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q) {
     __m256 lo8 = _mm256_setzero_ps(), hi8 = _mm256_setzero_ps();
     int64_t i = 0;
@@ -241,7 +242,10 @@ ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q) 
                                                           _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(q + i), bytes);
     }
-    for (; i < in; ++i) q[i] = uint8_t(std::clamp(std::nearbyint(x[i] * inv) + zero, 0.f, top));
+    for (; i < in; ++i) {
+        const float r = std::nearbyint(x[i] * inv) + zero;
+        q[i] = r >= 0.f ? uint8_t(std::min(r, top)) : 0;  // a NaN (r >= 0 false) is stored as 0, as in the lanes
+    }
     return s;
 }
 
