@@ -1,7 +1,6 @@
 #include "engine/model/attend.h"
 
 #include <cblas.h>
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,30 +10,6 @@
 #include "engine/core/simd_reduce.h"
 
 namespace precis {
-
-namespace {
-
-// q . k over hd floats. The plain loop is one chain of dependent float additions, which
-// the compiler may not reorder, so it ran a key per ~4 x hd cycles: the decoder's
-// self-attention over a 256-token cache (the beams' rows) took a tenth of a beam step.
-// Two chains of eight lanes.
-float dot(const float* q, const float* k, int64_t hd) {
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    int64_t c = 0;
-    for (; c + 16 <= hd; c += 16) {
-        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c + 8), _mm256_loadu_ps(k + c + 8), acc1);
-    }
-    if (c + 8 <= hd) {
-        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), acc0);
-        c += 8;
-    }
-    float d = horizontal_sum(_mm256_add_ps(acc0, acc1));
-    for (; c < hd; ++c) d += q[c] * k[c];
-    return d;
-}
-
-}  // namespace
 
 void scores_to_weights(const AttendArgs& a, float* s) {
     const float lowest = std::numeric_limits<float>::lowest();
@@ -64,7 +39,9 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
     } else {
         for (int64_t i = 0; i < nq; ++i) {
             const float* qi = a.q + i * a.ldq;
-            for (int64_t j = 0; j < nk; ++j) s[i * nk + j] = dot(qi, a.k + j * a.ldk, hd) * a.scale;
+            // Vectorized: as a plain loop this took a tenth of a beam step (self-attention
+            // over a 256-token cache).
+            for (int64_t j = 0; j < nk; ++j) s[i * nk + j] = dot_product(qi, a.k + j * a.ldk, hd) * a.scale;
         }
     }
     scores_to_weights(a, s);

@@ -70,12 +70,6 @@ inline __m256 dot8(const float* q, const float* k, int64_t hd) {
     return _mm256_add_ps(_mm256_permute2f128_ps(u0, u1, 0x20), _mm256_permute2f128_ps(u0, u1, 0x31));
 }
 
-inline float dot1(const float* q, const float* k, int64_t hd) {
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t c = 0; c < hd; c += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(q + c), _mm256_loadu_ps(k + c), acc);
-    return horizontal_sum(acc);
-}
-
 // out[0..8W) += sum over the block's keys of w[j] * v[j], the W registers of `out`
 // held across the whole block.
 template <int W>
@@ -150,7 +144,7 @@ void attend_compact(const AttendArgs& a, const Rows& k, const Rows& v, std::vect
                 int64_t t = 0;
                 for (; t + 8 <= keys; t += 8)
                     _mm256_storeu_ps(si + t, _mm256_mul_ps(dot8(qi, block + t * hd, hd), _mm256_set1_ps(a.scale)));
-                for (; t < keys; ++t) si[t] = dot1(qi, block + t * hd, hd) * a.scale;
+                for (; t < keys; ++t) si[t] = dot_product(qi, block + t * hd, hd) * a.scale;
             }
         }
     } else {
