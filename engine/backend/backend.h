@@ -9,6 +9,9 @@
 
 namespace precis {
 
+// What a product applies to its output as it writes it.
+enum class Activation : uint8_t { None, Gelu };
+
 // How a linear layer's weight matrix W[out, in] is stored. I8: symmetric int8 with one
 // float scale per output row (W[o, i] = q[o, i] * scales[o]); F16: IEEE half, widened to
 // float as it is read. Activations are float32 in every format.
@@ -31,6 +34,10 @@ public:
     // The same with W in any WeightFormat. The default handles F32 only.
     virtual void linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                         float* y);
+    // linear(), then gelu() on y: a backend may apply GELU while y is still in cache. The
+    // default makes the two calls.
+    virtual void linear_gelu(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b,
+                             int64_t out, float* y);
     // x[rows, dim] = LayerNorm(x + delta) * gamma + beta (delta may be null), eps 1e-5.
     virtual void add_layer_norm(float* x, const float* delta, int64_t rows, int64_t dim,
                                 const float* gamma, const float* beta, float eps) = 0;

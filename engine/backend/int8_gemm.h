@@ -47,9 +47,12 @@ struct ActivationScale {
 };
 ActivationScale quantize_activation_row(const float* x, int64_t in, uint8_t* q);
 
-// y[rows, out] = x[rows, in] * W[out, in]^T + b[out] (b may be null) with W stored I8;
-// threaded with OpenMP over output columns.
-void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y);
+// y[rows, out] = act(x[rows, in] * W[out, in]^T + b[out]) (b may be null) with W stored I8;
+// threaded with OpenMP over output columns. The activation is applied to each block of
+// rows as soon as it is written, with the same function as Backend::gelu (gelu.h), so
+// the bits are those of the product followed by the separate pass.
+void int8_gemm(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, float* y,
+               Activation activation = Activation::None);
 
 // int8_gemm keeps its scratch (activations of the largest product, 13 MB for a 4k-token
 // bart-base FFN) per calling thread between calls; this frees the calling thread's, and

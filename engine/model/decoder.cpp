@@ -140,8 +140,7 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         be_.linear(ctx_.data<float>(), n, D, lw.cross_attn.out.ref(), lw.cross_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.cross_attn_norm.g(), lw.cross_attn_norm.b(), 1e-5f);
 
-        be_.linear(x, n, D, lw.fc1.ref(), lw.fc1.b(), F_, hidden_.data<float>());
-        be_.gelu(hidden_.data<float>(), n * F_);
+        be_.linear_gelu(x, n, D, lw.fc1.ref(), lw.fc1.b(), F_, hidden_.data<float>());
         be_.linear(hidden_.data<float>(), n, F_, lw.fc2.ref(), lw.fc2.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
         snapshot();

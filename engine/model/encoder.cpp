@@ -129,8 +129,7 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
                 for (int64_t r0 = 0; r0 < S; r0 += ffn_rows) {
                     if (r0 > 0 && (r0 / ffn_rows) % 4 == 0) cb.check_abort();
                     const int64_t n = std::min<int64_t>(ffn_rows, S - r0);
-                    be.linear(xp + r0 * D, n, D, lw.fc1.ref(), lw.fc1.b(), F, hidden);
-                    be.gelu(hidden, n * F);
+                    be.linear_gelu(xp + r0 * D, n, D, lw.fc1.ref(), lw.fc1.b(), F, hidden);
                     be.linear(hidden, n, F, lw.fc2.ref(), lw.fc2.b(), D, tmp + r0 * D);
                 }
                 be.add_layer_norm(xp, tmp, S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);

@@ -19,6 +19,7 @@
 #include <tuple>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/gelu.h"
 #include "engine/backend/int8_gemm.h"
 #include "engine/backend/lowp_linear.h"
 #include "engine/model/bart_weights.h"
@@ -112,6 +113,21 @@ TEST_P(Int8Gemm, StaysWithinTheQuantizationBoundOfFloat32) {
     EXPECT_GT(e, 0.0);
 }
 
+// The fused GELU (applied to each block of rows as it is written) against the product
+// followed by the separate pass: the same function on the same floats, so the same bits.
+TEST_P(Int8Gemm, AppliesGeluWithTheBitsOfTheSeparatePass) {
+    set_cpu_threads(2);
+    const auto [kernel, rows, in, out] = GetParam();
+    const std::vector<float> w = gaussian(size_t(out * in), 21, 0.05f), x = gaussian(size_t(rows * in), 22, 2.f),
+                             b = gaussian(size_t(out), 23);
+    const QuantizedLinear q = quantize(w, out, in);
+    std::vector<float> fused(size_t(rows * out), NAN), separate(fused.size(), NAN);
+    int8_gemm(x.data(), rows, in, q.ref(), b.data(), out, fused.data(), Activation::Gelu);
+    int8_gemm(x.data(), rows, in, q.ref(), b.data(), out, separate.data());
+    gelu_in_place(separate.data(), int64_t(separate.size()));
+    EXPECT_EQ(fused, separate);
+}
+
 std::string shape_label(const ::testing::TestParamInfo<Int8Gemm::ParamType>& info) {
     const auto [kernel, rows, in, out] = info.param;
     std::string name = int8_kernel_name(kernel);
@@ -166,6 +182,26 @@ TEST(Int8Gemm, IsWhatTheCpuBackendUsesForInt8WeightsPastTheGemvRows) {
     int8_gemm(x.data(), rows, in, q.ref(), nullptr, out, direct.data());
     make_cpu_backend()->linear(x.data(), rows, in, q.ref(), nullptr, out, through_backend.data());
     EXPECT_EQ(direct, through_backend);
+}
+
+// linear_gelu on the CPU backend: fused in the int8 product past the GEMV rows, the
+// product then the pass below them and for float32 weights; the same bits either way.
+TEST(Int8Gemm, TheBackendsLinearGeluEqualsLinearThenGeluOnEveryPath) {
+    set_cpu_threads(2);
+    auto be = make_cpu_backend();
+    const int64_t in = 96, out = 200;
+    const std::vector<float> w = gaussian(size_t(out * in), 24, 0.05f), b = gaussian(size_t(out), 25);
+    const QuantizedLinear q = quantize(w, out, in);
+    for (int64_t rows : {int64_t(1), kLowpGemvMaxRows, kLowpGemvMaxRows + 1, int64_t(130)}) {
+        const std::vector<float> x = gaussian(size_t(rows * in), 26, 2.f);
+        for (const WeightRef& ref : {q.ref(), WeightRef{WeightFormat::F32, w.data(), nullptr}}) {
+            std::vector<float> fused(size_t(rows * out), NAN), separate(fused.size(), NAN);
+            be->linear_gelu(x.data(), rows, in, ref, b.data(), out, fused.data());
+            be->linear(x.data(), rows, in, ref, b.data(), out, separate.data());
+            be->gelu(separate.data(), int64_t(separate.size()));
+            EXPECT_EQ(fused, separate) << rows << " rows, " << (ref.format == WeightFormat::I8 ? "int8" : "fp32");
+        }
+    }
 }
 
 TEST(Int8Gemm, ReleasedScratchIsFreedAndTheNextProductGivesTheSameBits) {
