@@ -1,5 +1,8 @@
 #include "engine/core/tensor.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -32,7 +35,18 @@ std::string shape_str(const Shape& s) {
     return os.str();
 }
 
-Tensor Tensor::empty(DType dtype, Shape shape) {
+Tensor Tensor::empty(DType dtype, Shape shape) { return allocate(dtype, std::move(shape), false); }
+
+// The encoder's activations (12.6 MB each for 4k tokens of bart-base) and the decoder's
+// cross-attention keys and values are written whole as soon as they exist: on huge pages
+// their first touch takes a few dozen page faults instead of thousands. On the 2-core VM
+// we measure on, where a fault costs about 10 us, the first encoder layer's four 768 x 768
+// products went from 0.17 s to 0.06 s. Buffers only partly written (the decoder's
+// self-attention cache, sized for the longest output) stay on 4 KB pages: there a huge page
+// would make 2 MB resident for every few rows touched.
+Tensor Tensor::empty_huge_pages(DType dtype, Shape shape) { return allocate(dtype, std::move(shape), true); }
+
+Tensor Tensor::allocate(DType dtype, Shape shape, bool huge_pages) {
     for (int64_t d : shape) check(d >= 0, "negative tensor dimension in " + shape_str(shape));
     Tensor t;
     t.dtype_ = dtype;
@@ -40,9 +54,17 @@ Tensor Tensor::empty(DType dtype, Shape shape) {
     uint64_t bytes = 0;
     if (__builtin_mul_overflow(uint64_t(t.numel()), uint64_t(dtype_size(dtype)), &bytes) || bytes > (uint64_t(1) << 62))
         throw Error("tensor shape " + shape_str(t.shape_) + " needs more bytes than any machine has");
-    bytes = (bytes + 63) / 64 * 64;
-    void* p = std::aligned_alloc(64, bytes ? bytes : 64);
+    // aligned_alloc wants a size that is a multiple of the alignment (AddressSanitizer holds
+    // it to that), so a huge-page buffer is rounded up to whole 2 MB pages; but only the
+    // pages it fills are offered: a huge page holding the tail would make up to 2 MB
+    // resident that the tensor never uses, while untouched small pages cost nothing.
+    constexpr uint64_t kHugePage = uint64_t(2) << 20;
+    const bool huge = huge_pages && bytes >= 4 * kHugePage;
+    const uint64_t alignment = huge ? kHugePage : 64;
+    const uint64_t allocated = (std::max<uint64_t>(bytes, 1) + alignment - 1) / alignment * alignment;
+    void* p = std::aligned_alloc(alignment, allocated);
     if (!p) throw Error("out of memory allocating a tensor of shape " + shape_str(t.shape_));
+    if (huge) madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // a no-op where THP is off
     t.owner_ = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
     t.data_ = p;
     return t;

@@ -25,6 +25,10 @@ public:
     Tensor() = default;
 
     static Tensor empty(DType dtype, Shape shape);  // uninitialized
+    // The same for a large buffer that is written whole right away (activations): from
+    // 8 MB up it starts on a 2 MB boundary and its whole 2 MB pages are offered to
+    // transparent huge pages.
+    static Tensor empty_huge_pages(DType dtype, Shape shape);
     static Tensor zeros(DType dtype, Shape shape);
     // Wraps memory kept alive by `owner` (for example an mmap); no copy.
     static Tensor view(DType dtype, Shape shape, const void* data, std::shared_ptr<const void> owner);
@@ -56,6 +60,8 @@ public:
     std::vector<int64_t> to_int_vector() const;
 
 private:
+    static Tensor allocate(DType dtype, Shape shape, bool huge_pages);
+
     DType dtype_ = DType::F32;
     Shape shape_;
     const void* data_ = nullptr;

@@ -116,16 +116,16 @@ CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const f
     CrossMemory m;
     m.S = S, m.heads = heads, m.hd = hd;
     if (compute == ComputeType::Fp32) {
-        m.k = Tensor::empty(DType::F32, {S, D});
-        m.v = Tensor::empty(DType::F32, {S, D});
+        m.k = Tensor::empty_huge_pages(DType::F32, {S, D});
+        m.v = Tensor::empty_huge_pages(DType::F32, {S, D});
         be.linear(memory, S, D, w.k.ref(), w.k.b(), D, m.k.data<float>());
         be.linear(memory, S, D, w.v.ref(), w.v.b(), D, m.v.data<float>());
         return m;
     }
     const bool int8 = compute == ComputeType::Int8;
     const DType stored = int8 ? DType::I8 : DType::F16;
-    m.k = Tensor::empty(stored, {heads, S, hd});
-    m.v = Tensor::empty(stored, {heads, S, hd});
+    m.k = Tensor::empty_huge_pages(stored, {heads, S, hd});
+    m.v = Tensor::empty_huge_pages(stored, {heads, S, hd});
     if (int8) {
         m.k_scales = Tensor::empty(DType::F32, {heads, S});
         m.v_scales = Tensor::empty(DType::F32, {heads, S});

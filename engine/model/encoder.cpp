@@ -92,7 +92,7 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
         std::vector<float> key_mask(S, 0.f);
         for (int i = 0; i < Tp; ++i) key_mask[G + i] = (i < T && mask[i]) ? 0.f : kLowest;
 
-        Tensor x = Tensor::empty(DType::F32, {S, D});
+        Tensor x = Tensor::empty_huge_pages(DType::F32, {S, D});
         float* xp = x.data<float>();
         if (G > 0) std::memcpy(xp, w.global_embeddings.data<float>(), size_t(G * D) * sizeof(float));
         const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
@@ -108,8 +108,8 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
             // (needing none of them) reuses for its hidden activations: on long inputs that
             // saves a chunk x ffn_dim buffer (12.6 MB for bart-base, 16.8 MB for bart-large).
             const int64_t ffn_rows = std::min<int64_t>(S, kFfnChunkRows);
-            Tensor q = Tensor::empty(DType::F32, {S, D});
-            Tensor kv_ctx = Tensor::empty(DType::F32, {std::max(3 * S * D, ffn_rows * F)});
+            Tensor q = Tensor::empty_huge_pages(DType::F32, {S, D});
+            Tensor kv_ctx = Tensor::empty_huge_pages(DType::F32, {std::max(3 * S * D, ffn_rows * F)});
             float* const k = kv_ctx.data<float>();
             float* const v = k + S * D;
             float* const ctx = v + S * D;
