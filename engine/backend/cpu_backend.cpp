@@ -83,7 +83,7 @@ public:
         if (rows == 0) return;
         if (w.format == WeightFormat::F32) return linear(x, rows, in, static_cast<const float*>(w.data), b, out, y);
         if (rows <= kLowpGemvMaxRows) return lowp_gemv(x, rows, in, w, b, out, y);
-        if (w.format == WeightFormat::I8) return int8_gemm(x, rows, in, w, b, out, y, Activation::None);
+        if (w.format == WeightFormat::I8) return int8_gemm(x, rows, in, w, b, out, y);
         std::vector<float>& widened = widened_weights();
         if (widened.size() < size_t(out * in)) widened.resize(size_t(out * in));
         widen_weight(w, out, in, widened.data());
