@@ -7,6 +7,9 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   qt6-base-dev qt6-svg-dev libpoppler-qt6-dev
   libsqlite3-dev libicu-dev libsentencepiece-dev sentencepiece libopenblas-dev libpcre2-dev libdnnl-dev
+  # oneDNN's CMake package looks for OpenCL; libdnnl-dev only recommends it, and
+  # --no-install-recommends below would leave a fresh machine unable to configure.
+  ocl-icd-opencl-dev
   nlohmann-json3-dev libgtest-dev
   xvfb xauth libgl-dev
   qpdf
