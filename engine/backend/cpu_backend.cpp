@@ -14,6 +14,7 @@
 #include "engine/backend/int8_gemm.h"
 #include "engine/backend/lowp_linear.h"
 #include "engine/core/error.h"
+#include "engine/core/worker_team.h"
 
 namespace precis {
 
@@ -59,6 +60,13 @@ public:
         check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
         if (rows == 0) return;
         const int threads = (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
+        const auto columns = [&](int t, int nt) {
+            // Column slices aligned to 16 floats keep each thread's writes on its own cache lines.
+            const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
+            linear_block(x, rows, in, w, b, out, c0, c1, y);
+        };
+        // Decoder steps: dozens of short products back to back, on the worker team (worker_team.h).
+        if (rows < 32 * threads) return run_on_team(threads, columns);
 #pragma omp parallel num_threads(threads)
         {
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -66,9 +74,7 @@ public:
                 const int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
                 linear_block(x + r0 * in, r1 - r0, in, w, b, out, 0, out, y + r0 * out);
             } else {
-                // Column slices aligned to 16 floats keep each thread's writes on its own cache lines.
-                const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
-                linear_block(x, rows, in, w, b, out, c0, c1, y);
+                columns(t, nt);
             }
         }
     }
@@ -102,7 +108,8 @@ public:
 
     void add_layer_norm(float* x, const float* delta, int64_t rows, int64_t dim, const float* gamma,
                         const float* beta, float eps) override {
-#pragma omp parallel for if (rows > 4)
+        // A few rows (a decoder step's beams) are not worth waking threads for.
+#pragma omp parallel for if (rows * dim > (1 << 16))
         for (int64_t r = 0; r < rows; ++r) {
             float* xr = x + r * dim;
             if (delta) {

@@ -10,6 +10,7 @@
 #include "engine/core/dtype.h"
 #include "engine/core/simd_reduce.h"
 #include "engine/core/error.h"
+#include "engine/core/worker_team.h"
 
 namespace precis {
 
@@ -147,10 +148,9 @@ void lowp_gemv(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
     thread_local Int16Rows rounded_here;
     const Int16Rows& rounded = rounded_here;
     const bool int16_rows = w.format == WeightFormat::I8 && w.scales && round_rows_to_int16(x, rows, in, rounded_here);
+    // A decoder step runs dozens of these back to back: on the worker team (worker_team.h).
     const int threads = rows * in * out < (1 << 16) ? 1 : omp_get_max_threads();
-#pragma omp parallel num_threads(threads)
-    {
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    run_on_team(threads, [&](int t, int nt) {
         // Column slices aligned to 16 outputs keep each thread's writes on its own cache lines.
         const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
         if (c1 > c0) {
@@ -159,7 +159,7 @@ void lowp_gemv(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
             else
                 lowp_gemv_block(x, rows, in, w, b, out, c0, c1, y);
         }
-    }
+    });
 }
 
 }  // namespace precis

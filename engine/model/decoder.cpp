@@ -10,6 +10,7 @@
 #include "engine/model/attend.h"
 #include "engine/model/cross_memory.h"
 #include "engine/model/model.h"
+#include "engine/core/worker_team.h"
 
 namespace precis {
 
@@ -58,6 +59,8 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
     const ModelConfig& cfg = model_.config();
     const BartWeights& w = model_.weights();
     const int64_t n = int64_t(rows_) * new_len, D = D_;
+    const int threads = omp_get_max_threads();  // the attention's threads, one scratch each
+    if (scratch_.size() < size_t(threads)) scratch_.resize(size_t(threads));
     float* x = x_.data<float>();
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
     for (int r = 0; r < rows_; ++r)
@@ -88,9 +91,11 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         for (int r = 0; r < rows_; ++r)
             std::memcpy(vc + (int64_t(r) * max_length_ + length_) * D, tmp_.data<float>() + int64_t(r) * new_len * D,
                         size_t(new_len * D) * sizeof(float));
-#pragma omp parallel for collapse(2) schedule(static)
-        for (int r = 0; r < rows_; ++r) {
-            for (int h = 0; h < int(heads_); ++h) {
+        // One (row, head) pair per item, the items split evenly over the worker team.
+        run_on_team(threads, [&](int t, int nt) {
+            const int items = rows_ * int(heads_);
+            for (int item = items * t / nt; item < items * (t + 1) / nt; ++item) {
+                const int r = item / int(heads_), h = item % int(heads_);
                 AttendArgs a;
                 a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
                 a.ldq = D;
@@ -105,9 +110,9 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
                 a.causal_offset = length_;
                 a.out = ctx_.data<float>() + int64_t(r) * new_len * D + h * hd_;
                 a.ldo = D;
-                attend(a, scratch_[size_t(omp_get_thread_num())]);
+                attend(a, scratch_[size_t(t)]);
             }
-        }
+        });
         be_.linear(ctx_.data<float>(), n, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
 
@@ -117,9 +122,10 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         const int items = int(encoded_.rows.size());
         const int64_t group = int64_t(rows_per_item_) * new_len;
         // With a sink the heads run serially so their weights can be summed without races.
-#pragma omp parallel for collapse(2) schedule(static) if (cross_sink_ == nullptr)
-        for (int item = 0; item < items; ++item) {
-            for (int h = 0; h < int(heads_); ++h) {
+        run_on_team(cross_sink_ ? 1 : threads, [&](int t, int nt) {
+            const int pairs = items * int(heads_);
+            for (int pair = pairs * t / nt; pair < pairs * (t + 1) / nt; ++pair) {
+                const int item = pair / int(heads_), h = pair % int(heads_);
                 const int64_t first = int64_t(item) * group;
                 const CrossMemory& memory = cross_[size_t(l) * size_t(items) + size_t(item)];
                 AttendArgs a;
@@ -134,9 +140,9 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
                 a.weight_sink = cross_sink_;
                 a.out = ctx_.data<float>() + first * D + h * hd_;
                 a.ldo = D;
-                attend(a, scratch_[size_t(omp_get_thread_num())]);
+                attend(a, scratch_[size_t(t)]);
             }
-        }
+        });
         be_.linear(ctx_.data<float>(), n, D, lw.cross_attn.out.ref(), lw.cross_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.cross_attn_norm.g(), lw.cross_attn_norm.b(), 1e-5f);
 

@@ -1,0 +1,85 @@
+#pragma once
+// A team of threads for runs of short parallel jobs: a decoder step is about sixty
+// products and attentions of a millisecond or less, one after another.
+//
+// Why not OpenMP alone: the engine runs libgomp with a passive wait policy (app/main.cpp),
+// because threads that spin while they wait made everything 3-5x slower whenever another
+// program, or another of our workers, wanted the cores; the measure below gives a fresh
+// figure. But a passive thread sleeps as soon as a region ends, and waking it costs tens
+// of microseconds on a VM (an idle virtual CPU halts). Across a decoder step those
+// wake-ups cost as much as the work: bart-base int8 at 4k tokens decoded 157-166 tokens/s
+// passive, 300-330 with spinning threads. Spinning threads, for their part, decoded at a
+// sixth of the passive speed (28 against 172 tokens/s, GOMP_SPINCOUNT=10000) when two runs
+// shared the two cores, because a thread spinning at a barrier holds the core the thread
+// it waits for needs.
+//
+// This team's threads wait in three stages: a few hundred pause instructions (the gap
+// between two jobs of a step), then sched_yield() for up to 2 ms (another thread that
+// needs the core gets it), then sleep on a futex until the next job. The caller is thread
+// 0 of every job.
+//
+// A core that another program keeps busy is the case the team cannot win: its worker
+// there gets half the core, in slices of milliseconds, and every job waits for it (greedy
+// decoding fell from 201 tokens/s on one thread to 59 on the team). So when the caller has
+// to wait for the workers well past its own share of a job, the next jobs run on the
+// caller's thread alone, and only after kSerialJobsAfterLate of them is the team tried
+// again. Bart-base int8 greedy at 4k tokens, 2 cores: alone, 355 tokens/s on the team;
+// with a busy core, about what one thread gives.
+#include <atomic>
+#include <cstdint>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+namespace precis {
+
+class WorkerTeam {
+public:
+    using Call = void (*)(void* context, int thread, int threads);
+
+    explicit WorkerTeam(int threads);  // threads - 1 workers; the caller is the last one
+    ~WorkerTeam();
+    WorkerTeam(const WorkerTeam&) = delete;
+    WorkerTeam& operator=(const WorkerTeam&) = delete;
+
+    int size() const { return size_; }
+    // call(context, t, size()) for every t, t = 0 on the calling thread; returns when all
+    // are done, saying whether the workers kept up: finished within kLateMicros (plus the
+    // caller's own time again) of the caller. One caller at a time; call must not throw.
+    bool run(Call call, void* context);
+
+    static constexpr int64_t kLateMicros = 300;
+    static constexpr int kSerialJobsAfterLate = 512;  // several decoder steps
+
+private:
+    void work(int thread);
+
+    int size_;
+    std::vector<std::thread> workers_;
+    Call call_ = nullptr;
+    void* context_ = nullptr;
+    std::atomic<uint32_t> generation_{0};
+    std::atomic<int> pending_{0};
+    std::atomic<int> sleepers_{0};
+    std::atomic<bool> stop_{false};
+};
+
+namespace worker_team_detail {
+// The shared team of `threads` threads runs the job, or, where it cannot (it is in use
+// by another thread, or the caller is inside an OpenMP region or a team job), an
+// OpenMP region does, as before the team existed.
+void run_shared(int threads, WorkerTeam::Call call, void* context);
+}  // namespace worker_team_detail
+
+// fn(t, threads) for every t in [0, threads), on the shared team or, where it cannot be
+// used, on the caller or OpenMP's threads. Each t must write only its own part of the
+// output: which thread runs which t is not fixed, and one thread may run several.
+template <class Fn>
+void run_on_team(int threads, Fn&& fn) {
+    if (threads <= 1) return fn(0, 1);
+    using F = std::remove_reference_t<Fn>;
+    worker_team_detail::run_shared(
+        threads, [](void* f, int t, int nt) { (*static_cast<F*>(f))(t, nt); }, const_cast<void*>(static_cast<const void*>(&fn)));
+}
+
+}  // namespace precis

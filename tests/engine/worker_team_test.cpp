@@ -1,0 +1,121 @@
+// The worker team (engine/core/worker_team.h): every part of every job runs exactly once,
+// always split the same way, each job sees what the previous one wrote, nested and
+// concurrent callers still get their work done, and workers that fall behind send the
+// next jobs to the caller alone.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "engine/core/worker_team.h"
+
+namespace precis::test {
+namespace {
+
+TEST(WorkerTeam, EveryIndexRunsOnceInEveryJobAndSeesThePreviousJobsWrites) {
+    for (int size : {1, 2, 3, 5}) {
+        WorkerTeam team(size);
+        ASSERT_EQ(team.size(), size);
+        // Plain ints, written by one job and read by the next: the team must order them.
+        // Job j writes stamps[j % 2][t] and reads all of stamps[(j + 1) % 2].
+        std::vector<int> stamps[2] = {std::vector<int>(size_t(size), -2), std::vector<int>(size_t(size), -1)};
+        std::atomic<int> wrong{0};
+        for (int job = 0; job < 2000; ++job) {
+            struct Context {
+                std::vector<int>* stamps;
+                std::atomic<int>* wrong;
+                int job, size;
+            } c{stamps, &wrong, job, size};
+            team.run(
+                [](void* p, int t, int nt) {
+                    auto& c = *static_cast<Context*>(p);
+                    if (nt != c.size) c.wrong->fetch_add(1);
+                    for (int stamp : c.stamps[(c.job + 1) % 2])
+                        if (stamp != c.job - 1) c.wrong->fetch_add(1);
+                    c.stamps[c.job % 2][size_t(t)] = c.job;
+                },
+                &c);
+            for (int u = 0; u < size; ++u) ASSERT_EQ(stamps[job % 2][size_t(u)], job) << "size " << size << ", index " << u;
+        }
+        EXPECT_EQ(wrong.load(), 0) << "size " << size;
+    }
+}
+
+// Runs one job on the shared team; returns how many threads ran its parts.
+int threads_running_a_shared_job(int threads, std::chrono::microseconds worker_delay = {}) {
+    const std::thread::id caller = std::this_thread::get_id();
+    std::vector<std::thread::id> ran_on(static_cast<size_t>(threads));
+    run_on_team(threads, [&](int t, int nt) {
+        EXPECT_EQ(nt, threads);
+        ran_on[size_t(t)] = std::this_thread::get_id();
+        if (ran_on[size_t(t)] != caller && worker_delay.count() > 0) std::this_thread::sleep_for(worker_delay);
+    });
+    std::sort(ran_on.begin(), ran_on.end());
+    return int(std::unique(ran_on.begin(), ran_on.end()) - ran_on.begin());
+}
+
+TEST(WorkerTeam, SharedJobsRunEveryPartOnceForAnyThreadCount) {
+    for (int threads : {1, 2, 4, 2}) {  // the team is rebuilt for each new count
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(threads));
+        run_on_team(threads, [&](int t, int nt) {
+            EXPECT_EQ(nt, threads);
+            hits[size_t(t)].fetch_add(1);
+        });
+        for (int t = 0; t < threads; ++t) EXPECT_EQ(hits[size_t(t)].load(), 1) << t;
+    }
+}
+
+TEST(WorkerTeam, AJobThatAsksForTheTeamRunsItsInnerJobOnItsOwnThread) {
+    std::atomic<int> inner_parts{0}, elsewhere{0};
+    run_on_team(2, [&](int, int) {
+        const std::thread::id outer = std::this_thread::get_id();
+        run_on_team(2, [&](int, int nt) {
+            EXPECT_EQ(nt, 2);  // the same parts as ever, one after the other
+            inner_parts.fetch_add(1);
+            if (std::this_thread::get_id() != outer) elsewhere.fetch_add(1);
+        });
+    });
+    EXPECT_EQ(inner_parts.load(), 4);
+    EXPECT_EQ(elsewhere.load(), 0);
+}
+
+TEST(WorkerTeam, CallersOnSeveralThreadsAllGetTheirWorkDone) {
+    constexpr int kCallers = 4, kJobs = 300;
+    std::vector<std::thread> callers;
+    std::vector<long> sums(kCallers, 0);
+    for (int c = 0; c < kCallers; ++c)
+        callers.emplace_back([&, c] {
+            for (int job = 0; job < kJobs; ++job) {
+                std::atomic<long> sum{0};
+                run_on_team(2, [&](int t, int nt) {
+                    // The indices [0, 8) split over the threads the job got.
+                    for (int i = 8 * t / nt; i < 8 * (t + 1) / nt; ++i) sum.fetch_add(i + 1);
+                });
+                sums[size_t(c)] += sum.load();
+            }
+        });
+    for (std::thread& t : callers) t.join();
+    for (int c = 0; c < kCallers; ++c) EXPECT_EQ(sums[size_t(c)], long(kJobs) * 36) << "caller " << c;
+}
+
+TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAlone) {
+    // Until a job runs on the team (an earlier late job may have left serial ones to run).
+    int until_team = 0;
+    while (threads_running_a_shared_job(2) != 2) ASSERT_LE(++until_team, WorkerTeam::kSerialJobsAfterLate + 1);
+
+    const auto late = std::chrono::microseconds(20 * WorkerTeam::kLateMicros);
+    EXPECT_EQ(threads_running_a_shared_job(2, late), 2);
+    // A job run on the caller alone may itself ask for the team (the caller holds it).
+    int nested_parts = 0;
+    run_on_team(2, [&](int, int) { nested_parts += threads_running_a_shared_job(2); });
+    EXPECT_EQ(nested_parts, 2);
+    for (int job = 1; job < WorkerTeam::kSerialJobsAfterLate; ++job)
+        ASSERT_EQ(threads_running_a_shared_job(2), 1) << job;
+    EXPECT_EQ(threads_running_a_shared_job(2), 2);  // then the team is tried again
+}
+
+}  // namespace
+}  // namespace precis::test
