@@ -3,11 +3,21 @@
 #include <unistd.h>
 
 #include <QCoreApplication>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
 #include "app/cli/commands.h"
+#include "app/ingest/stall_guard.h"
 #include "ui/gui_main.h"
+
+// A PDF that Poppler could not finish leaves its reading thread running
+// (app/ingest/stall_guard.h): then end without destroying what it may still use.
+static int exit_leaving_abandoned_work(int status) {
+    if (!precis::work_was_abandoned()) return status;
+    std::fflush(nullptr);
+    std::_Exit(status);
+}
 
 int main(int argc, char** argv) {
     // OpenMP threads that spin while waiting steal the cores the other workers need
@@ -22,7 +32,7 @@ int main(int argc, char** argv) {
     if (argc > 1 && (precis::cli::is_command(argv[1]) || !std::filesystem::exists(argv[1], ec))) {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName("precis");
-        return precis::cli::run_cli(argc, argv);
+        return exit_leaving_abandoned_work(precis::cli::run_cli(argc, argv));
     }
-    return precis::ui::run_gui(argc, argv);
+    return exit_leaving_abandoned_work(precis::ui::run_gui(argc, argv));
 }

@@ -14,11 +14,14 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <poppler/qt6/poppler-qt6.h>
 
 #include "app/file_names.h"
 #include "app/ingest/pdf_layout.h"
+#include "app/ingest/stall_guard.h"
 #include "engine/io/regular_file.h"
 
 namespace precis {
@@ -85,36 +88,47 @@ QString page_list(const QVector<int>& pages) {
     return parts.join(QStringLiteral(", "));
 }
 
-IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const IngestOptions& opts) {
-    quiet_poppler();
-    const QByteArray pw = opts.password.toLatin1();
+// What Poppler gives: the lines of each page, and the title.
+struct PdfPages {
+    int page_count = 0;
+    QVector<PdfPageLines> pages;
+    QVector<int> unreadable_pages;
+    QString title;
+};
+
+// The Poppler half of ingest_pdf: calls beat() once the file is open and after each page.
+PdfPages read_pdf_pages(const QString& path, const QByteArray& bytes, const QString& password,
+                        const std::function<void()>& beat) {
+    const QByteArray pw = password.toLatin1();
     std::unique_ptr<Poppler::Document> pdf = Poppler::Document::loadFromData(bytes, pw, pw);
     if (!pdf)
         fail(IngestErrorKind::Corrupt, path,
              QStringLiteral("File %1 is damaged or is not a valid PDF.").arg(shown(path)));
-    if (pdf->isLocked() && !opts.password.isEmpty()) {
+    if (pdf->isLocked() && !password.isEmpty()) {
         // Poppler takes Latin-1, but AES-256 (PDF 2.0) passwords are UTF-8: try that too.
-        const QByteArray utf8 = opts.password.toUtf8();
+        const QByteArray utf8 = password.toUtf8();
         if (utf8 != pw) pdf->unlock(utf8, utf8);
     }
     if (pdf->isLocked()) {
-        if (opts.password.isEmpty())
+        if (password.isEmpty())
             fail(IngestErrorKind::Encrypted, path,
                  QStringLiteral("File %1 is password-protected; give its password to open it.").arg(shown(path)));
         fail(IngestErrorKind::Encrypted, path,
              QStringLiteral("The password given for %1 is wrong.").arg(shown(path)));
     }
-    const int page_count = pdf->numPages();
-    if (page_count <= 0)
+    PdfPages out;
+    out.page_count = pdf->numPages();
+    if (out.page_count <= 0)
         fail(IngestErrorKind::Corrupt, path,
              QStringLiteral("File %1 is damaged or is not a valid PDF: it has no readable pages.").arg(shown(path)));
+    beat();
 
-    QVector<PdfPageLines> pages(page_count);
-    QVector<int> unreadable_pages;
-    for (int i = 0; i < page_count; ++i) {
+    out.pages.resize(out.page_count);
+    for (int i = 0; i < out.page_count; ++i) {
         std::unique_ptr<Poppler::Page> page = pdf->page(i);
         if (!page) {
-            unreadable_pages.push_back(i + 1);
+            out.unreadable_pages.push_back(i + 1);
+            beat();
             continue;
         }
         PdfLine line;
@@ -124,13 +138,41 @@ IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const 
             line.box = line.box.isNull() ? box->boundingBox() : line.box.united(box->boundingBox());
             if (!box->nextWord()) {  // end of a visual line
                 line.text = line.text.trimmed();
-                if (!line.text.isEmpty()) pages[i].lines.push_back(line);
+                if (!line.text.isEmpty()) out.pages[i].lines.push_back(line);
                 line = PdfLine();
             }
         }
         line.text = line.text.trimmed();
-        if (!line.text.isEmpty()) pages[i].lines.push_back(line);
+        if (!line.text.isEmpty()) out.pages[i].lines.push_back(line);
+        beat();
     }
+    out.title = pdf->info(QStringLiteral("Title")).simplified();
+    return out;
+}
+
+IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const IngestOptions& opts) {
+    quiet_poppler();
+    // Poppler runs on a thread of its own that is given up on if it stops making progress
+    // (stall_guard.h); the thread shares only what it owns.
+    auto read = std::make_shared<PdfPages>();
+    const StallReport report = run_with_stall_limit(
+        [read, path, bytes, password = opts.password](const std::function<void()>& beat) {
+            *read = read_pdf_pages(path, bytes, password, beat);
+        },
+        opts.pdf_stall_limit);
+    if (report.stalled) {
+        const QString seconds = QString::number(double(opts.pdf_stall_limit.count()) / 1000.0, 'g', 3);
+        fail(IngestErrorKind::Corrupt, path,
+             report.beats == 0
+                 ? QStringLiteral("File %1 is damaged: opening it did not finish within %2 s, so it was given up.")
+                       .arg(shown(path), seconds)
+                 : QStringLiteral("File %1 is damaged: reading its page %2 did not finish within %3 s, so it was "
+                                  "given up.")
+                       .arg(shown(path), QString::number(report.beats), seconds));
+    }
+    const int page_count = read->page_count;
+    const QVector<PdfPageLines>& pages = read->pages;
+    const QVector<int>& unreadable_pages = read->unreadable_pages;
 
     PdfText assembled = assemble_pdf_text(pages);
     if (assembled.text.trimmed().isEmpty()) {
@@ -147,7 +189,7 @@ IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const 
     doc.page_offsets = assembled.page_offsets;
     doc.pages = page_count;
     doc.encoding = QStringLiteral("PDF");
-    QString title = pdf->info(QStringLiteral("Title")).simplified();
+    QString title = read->title;
     if (title.startsWith(QLatin1String("Microsoft Word - "))) title = title.mid(17);
     doc.title = title;
     if (assembled.header_footer_lines_removed > 0)

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <chrono>
 #include <stdexcept>
 
 namespace precis {
@@ -18,6 +19,9 @@ struct IngestOptions {
     QString password;                       // for encrypted PDFs; empty = none
     qint64 max_bytes = 200LL * 1024 * 1024;  // larger files are refused (TooLarge)
     qsizetype max_text_chars = 20'000'000;    // so is more text than this (about 5 million tokens)
+    // A PDF whose opening or any one page takes longer than this is given up as damaged
+    // (Poppler can loop for hours on a broken object graph: stall_guard.h).
+    std::chrono::milliseconds pdf_stall_limit{30'000};
 };
 
 struct IngestedDocument {

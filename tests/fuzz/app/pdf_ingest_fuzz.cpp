@@ -1,6 +1,7 @@
 // libFuzzer target: PDF ingestion through our Poppler wrapper (loading, the lock check,
 // text boxes per page, then our layout work: hyphen joins, unwrapping, dropping repeated
 // headers, footers and page numbers, page offsets).
+#include <chrono>
 #include <cstdlib>
 
 #include "app/file_names.h"
@@ -10,7 +11,10 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const auto path = precis::fuzz::write_input("document.pdf", data, size);
     try {
-        const precis::IngestedDocument doc = precis::ingest_file(precis::path_from_fs(path));
+        // A file Poppler cannot finish is given up on well within libFuzzer's 25 s timeout.
+        precis::IngestOptions options;
+        options.pdf_stall_limit = std::chrono::seconds(3);
+        const precis::IngestedDocument doc = precis::ingest_file(precis::path_from_fs(path), options);
         // Page offsets index the text, one per page, in order: the PDF view relies on it.
         if (doc.page_offsets.size() != doc.pages) std::abort();
         int previous = 0;
