@@ -90,8 +90,7 @@ QString page_list(const QVector<int>& pages) {
 
 // What Poppler gives: the lines of each page, and the title.
 struct PdfPages {
-    int page_count = 0;
-    QVector<PdfPageLines> pages;
+    QVector<PdfPageLines> pages;  // one per page of the file
     QVector<int> unreadable_pages;
     QString title;
 };
@@ -116,15 +115,15 @@ PdfPages read_pdf_pages(const QString& path, const QByteArray& bytes, const QStr
         fail(IngestErrorKind::Encrypted, path,
              QStringLiteral("The password given for %1 is wrong.").arg(shown(path)));
     }
-    PdfPages out;
-    out.page_count = pdf->numPages();
-    if (out.page_count <= 0)
+    const int page_count = pdf->numPages();
+    if (page_count <= 0)
         fail(IngestErrorKind::Corrupt, path,
              QStringLiteral("File %1 is damaged or is not a valid PDF: it has no readable pages.").arg(shown(path)));
     beat();
 
-    out.pages.resize(out.page_count);
-    for (int i = 0; i < out.page_count; ++i) {
+    PdfPages out;
+    out.pages.resize(page_count);
+    for (int i = 0; i < page_count; ++i) {
         std::unique_ptr<Poppler::Page> page = pdf->page(i);
         if (!page) {
             out.unreadable_pages.push_back(i + 1);
@@ -170,7 +169,7 @@ IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const 
                                   "given up.")
                        .arg(shown(path), QString::number(report.beats), seconds));
     }
-    const int page_count = read->page_count;
+    const int page_count = int(read->pages.size());
     const QVector<PdfPageLines>& pages = read->pages;
     const QVector<int>& unreadable_pages = read->unreadable_pages;
 

@@ -50,7 +50,8 @@ StallReport run_with_stall_limit(std::function<void(const std::function<void()>&
     std::unique_lock lock(progress->mutex);
     for (;;) {
         const int beats = progress->beats;
-        const bool moved = progress->changed.wait_for(lock, stall_limit, [&] { return progress->done || progress->beats != beats; });
+        const bool moved =
+            progress->changed.wait_for(lock, stall_limit, [&] { return progress->done || progress->beats != beats; });
         if (progress->done) break;
         if (!moved) {
             const StallReport report{true, progress->beats};

@@ -5,8 +5,7 @@
 #include <sched.h>
 
 #include <chrono>
-#include <climits>
-#include <memory>
+#include <cstdint>
 #include <mutex>
 
 namespace precis {
@@ -80,7 +79,10 @@ bool WorkerTeam::run(Call call, void* context) {
     context_ = context;
     pending_.store(size_ - 1, std::memory_order_relaxed);
     generation_.fetch_add(1);  // publishes the job (seq_cst, paired with the sleepers' count)
-    if (sleepers_.load() > 0) generation_.notify_all();
+    // A worker woken from its sleep starts late by the wake-up alone (hundreds of
+    // microseconds on a VM): that says nothing about a busy core, so it is not judged.
+    const bool woke_sleepers = sleepers_.load() > 0;
+    if (woke_sleepers) generation_.notify_all();
     const bool nested = t_in_team_job;
     t_in_team_job = true;
     const int64_t started = micros_now();
@@ -89,7 +91,7 @@ bool WorkerTeam::run(Call call, void* context) {
     const int64_t own_done = micros_now();
     // No sleeping here: the workers finish within the job's own time.
     pause_then_yield_until([&] { return pending_.load(std::memory_order_acquire) == 0; }, -1);
-    return micros_now() - own_done <= (own_done - started) + kLateMicros;
+    return woke_sleepers || micros_now() - own_done <= (own_done - started) + kLateMicros;
 }
 
 // The team lives until the process ends (it is never destroyed, so no exit path waits on
@@ -107,7 +109,7 @@ void worker_team_detail::run_shared(int threads, WorkerTeam::Call call, void* co
     // Nested (before the lock, which this thread may hold): serial, as OpenMP's default.
     if (t_in_team_job || omp_in_parallel()) return on_this_thread();
     static std::mutex busy;
-    static std::unique_ptr<WorkerTeam>* team = new std::unique_ptr<WorkerTeam>;
+    static WorkerTeam* team = nullptr;
     std::unique_lock lock(busy, std::try_to_lock);
     if (!lock.owns_lock()) {  // another engine worker has the team
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
@@ -119,11 +121,11 @@ void worker_team_detail::run_shared(int threads, WorkerTeam::Call call, void* co
         --serial_jobs;
         return on_this_thread();
     }
-    if (!*team || (*team)->size() != threads) {
-        team->reset();
-        *team = std::make_unique<WorkerTeam>(threads);
+    if (!team || team->size() != threads) {
+        delete team;
+        team = new WorkerTeam(threads);
     }
-    if (!(*team)->run(call, context)) serial_jobs = WorkerTeam::kSerialJobsAfterLate;
+    if (!team->run(call, context)) serial_jobs = WorkerTeam::kSerialJobsAfterLate;
 }
 
 }  // namespace precis

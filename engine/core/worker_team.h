@@ -4,8 +4,7 @@
 //
 // Why not OpenMP alone: the engine runs libgomp with a passive wait policy (app/main.cpp),
 // because threads that spin while they wait made everything 3-5x slower whenever another
-// program, or another of our workers, wanted the cores; the measure below gives a fresh
-// figure. But a passive thread sleeps as soon as a region ends, and waking it costs tens
+// program, or another of our workers, wanted the cores. But a passive thread sleeps as soon as a region ends, and waking it costs tens
 // of microseconds on a VM (an idle virtual CPU halts). Across a decoder step those
 // wake-ups cost as much as the work: bart-base int8 at 4k tokens decoded 157-166 tokens/s
 // passive, 300-330 with spinning threads. Spinning threads, for their part, decoded at a
@@ -23,8 +22,8 @@
 // decoding fell from 201 tokens/s on one thread to 59 on the team). So when the caller has
 // to wait for the workers well past its own share of a job, the next jobs run on the
 // caller's thread alone, and only after kSerialJobsAfterLate of them is the team tried
-// again. Bart-base int8 greedy at 4k tokens, 2 cores: alone, 355 tokens/s on the team;
-// with a busy core, about what one thread gives.
+// again. Bart-base int8 greedy at 4k tokens, 2 cores: 305-316 tokens/s on an idle
+// machine (158-167 before the team); with a busy core, no slower than before.
 #include <atomic>
 #include <cstdint>
 #include <thread>
@@ -37,7 +36,7 @@ class WorkerTeam {
 public:
     using Call = void (*)(void* context, int thread, int threads);
 
-    explicit WorkerTeam(int threads);  // threads - 1 workers; the caller is the last one
+    explicit WorkerTeam(int threads);  // threads - 1 workers; the caller is thread 0
     ~WorkerTeam();
     WorkerTeam(const WorkerTeam&) = delete;
     WorkerTeam& operator=(const WorkerTeam&) = delete;
@@ -45,7 +44,8 @@ public:
     int size() const { return size_; }
     // call(context, t, size()) for every t, t = 0 on the calling thread; returns when all
     // are done, saying whether the workers kept up: finished within kLateMicros (plus the
-    // caller's own time again) of the caller. One caller at a time; call must not throw.
+    // caller's own time again) of the caller, or had to be woken from sleep first. One
+    // caller at a time; call must not throw.
     bool run(Call call, void* context);
 
     static constexpr int64_t kLateMicros = 300;
@@ -65,9 +65,9 @@ private:
 };
 
 namespace worker_team_detail {
-// The shared team of `threads` threads runs the job, or, where it cannot (it is in use
-// by another thread, or the caller is inside an OpenMP region or a team job), an
-// OpenMP region does, as before the team existed.
+// The shared team of `threads` threads runs the job; where it cannot, the caller runs
+// every part itself (inside an OpenMP region or a team job, or after workers fell
+// behind) or an OpenMP region does (another thread is using the team).
 void run_shared(int threads, WorkerTeam::Call call, void* context);
 }  // namespace worker_team_detail
 
@@ -79,7 +79,17 @@ void run_on_team(int threads, Fn&& fn) {
     if (threads <= 1) return fn(0, 1);
     using F = std::remove_reference_t<Fn>;
     worker_team_detail::run_shared(
-        threads, [](void* f, int t, int nt) { (*static_cast<F*>(f))(t, nt); }, const_cast<void*>(static_cast<const void*>(&fn)));
+        threads, [](void* f, int t, int nt) { (*static_cast<F*>(f))(t, nt); },
+        const_cast<void*>(static_cast<const void*>(&fn)));
+}
+
+// fn(i, t) for every i in [0, count), split into `threads` even runs of consecutive i
+// (t: the part, for per-part scratch), on the shared team.
+template <class Fn>
+void for_each_on_team(int threads, int count, Fn&& fn) {
+    run_on_team(threads, [&](int t, int nt) {
+        for (int i = int(int64_t(count) * t / nt); i < int(int64_t(count) * (t + 1) / nt); ++i) fn(i, t);
+    });
 }
 
 }  // namespace precis

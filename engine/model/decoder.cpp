@@ -91,27 +91,24 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         for (int r = 0; r < rows_; ++r)
             std::memcpy(vc + (int64_t(r) * max_length_ + length_) * D, tmp_.data<float>() + int64_t(r) * new_len * D,
                         size_t(new_len * D) * sizeof(float));
-        // One (row, head) pair per item, the items split evenly over the worker team.
-        run_on_team(threads, [&](int t, int nt) {
-            const int items = rows_ * int(heads_);
-            for (int item = items * t / nt; item < items * (t + 1) / nt; ++item) {
-                const int r = item / int(heads_), h = item % int(heads_);
-                AttendArgs a;
-                a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
-                a.ldq = D;
-                a.k = kc + int64_t(r) * max_length_ * D + h * hd_;
-                a.ldk = D;
-                a.v = vc + int64_t(r) * max_length_ * D + h * hd_;
-                a.ldv = D;
-                a.nq = new_len;
-                a.nk = total;
-                a.hd = hd_;
-                a.scale = qscale;
-                a.causal_offset = length_;
-                a.out = ctx_.data<float>() + int64_t(r) * new_len * D + h * hd_;
-                a.ldo = D;
-                attend(a, scratch_[size_t(t)]);
-            }
+        // One (row, head) pair per item.
+        for_each_on_team(threads, rows_ * int(heads_), [&](int item, int t) {
+            const int r = item / int(heads_), h = item % int(heads_);
+            AttendArgs a;
+            a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+            a.ldq = D;
+            a.k = kc + int64_t(r) * max_length_ * D + h * hd_;
+            a.ldk = D;
+            a.v = vc + int64_t(r) * max_length_ * D + h * hd_;
+            a.ldv = D;
+            a.nq = new_len;
+            a.nk = total;
+            a.hd = hd_;
+            a.scale = qscale;
+            a.causal_offset = length_;
+            a.out = ctx_.data<float>() + int64_t(r) * new_len * D + h * hd_;
+            a.ldo = D;
+            attend(a, scratch_[size_t(t)]);
         });
         be_.linear(ctx_.data<float>(), n, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
@@ -122,26 +119,23 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         const int items = int(encoded_.rows.size());
         const int64_t group = int64_t(rows_per_item_) * new_len;
         // With a sink the heads run serially so their weights can be summed without races.
-        run_on_team(cross_sink_ ? 1 : threads, [&](int t, int nt) {
-            const int pairs = items * int(heads_);
-            for (int pair = pairs * t / nt; pair < pairs * (t + 1) / nt; ++pair) {
-                const int item = pair / int(heads_), h = pair % int(heads_);
-                const int64_t first = int64_t(item) * group;
-                const CrossMemory& memory = cross_[size_t(l) * size_t(items) + size_t(item)];
-                AttendArgs a;
-                a.q = q_.data<float>() + first * D + h * hd_;
-                a.ldq = D;
-                memory.point_at_head(a, h);
-                a.nq = group;
-                a.nk = memory.S;
-                a.hd = hd_;
-                a.scale = qscale;
-                a.key_mask = cross_mask_[size_t(item)];
-                a.weight_sink = cross_sink_;
-                a.out = ctx_.data<float>() + first * D + h * hd_;
-                a.ldo = D;
-                attend(a, scratch_[size_t(t)]);
-            }
+        for_each_on_team(cross_sink_ ? 1 : threads, items * int(heads_), [&](int pair, int t) {
+            const int item = pair / int(heads_), h = pair % int(heads_);
+            const int64_t first = int64_t(item) * group;
+            const CrossMemory& memory = cross_[size_t(l) * size_t(items) + size_t(item)];
+            AttendArgs a;
+            a.q = q_.data<float>() + first * D + h * hd_;
+            a.ldq = D;
+            memory.point_at_head(a, h);
+            a.nq = group;
+            a.nk = memory.S;
+            a.hd = hd_;
+            a.scale = qscale;
+            a.key_mask = cross_mask_[size_t(item)];
+            a.weight_sink = cross_sink_;
+            a.out = ctx_.data<float>() + first * D + h * hd_;
+            a.ldo = D;
+            attend(a, scratch_[size_t(t)]);
         });
         be_.linear(ctx_.data<float>(), n, D, lw.cross_attn.out.ref(), lw.cross_attn.out.b(), D, tmp_.data<float>());
         be_.add_layer_norm(x, tmp_.data<float>(), n, D, lw.cross_attn_norm.g(), lw.cross_attn_norm.b(), 1e-5f);

@@ -101,13 +101,29 @@ TEST(WorkerTeam, CallersOnSeveralThreadsAllGetTheirWorkDone) {
     for (int c = 0; c < kCallers; ++c) EXPECT_EQ(sums[size_t(c)], long(kJobs) * 36) << "caller " << c;
 }
 
-TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAlone) {
-    // Until a job runs on the team (an earlier late job may have left serial ones to run).
-    int until_team = 0;
-    while (threads_running_a_shared_job(2) != 2) ASSERT_LE(++until_team, WorkerTeam::kSerialJobsAfterLate + 1);
-
+TEST(WorkerTeam, RunSaysWhenAWorkerFinishedWellAfterTheCaller) {
+    WorkerTeam team(2);
     const auto late = std::chrono::microseconds(20 * WorkerTeam::kLateMicros);
-    EXPECT_EQ(threads_running_a_shared_job(2, late), 2);
+    EXPECT_FALSE(team.run(
+        [](void* p, int t, int) {
+            if (t != 0) std::this_thread::sleep_for(*static_cast<const std::chrono::microseconds*>(p));
+        },
+        const_cast<std::chrono::microseconds*>(&late)));
+}
+
+TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAlone) {
+    // The late job must itself run on the team. On a busy machine a job before it may be
+    // judged late too and send the next ones to the caller alone: then wait those out
+    // and try again.
+    const auto late = std::chrono::microseconds(20 * WorkerTeam::kLateMicros);
+    for (int attempt = 0;; ++attempt) {
+        // Every job judged late (another process holding the cores) is the fallback working.
+        if (attempt == 20) GTEST_SKIP() << "the machine is too busy: no job got through on the team";
+        int until_team = 0;
+        while (threads_running_a_shared_job(2) != 2) ASSERT_LE(++until_team, WorkerTeam::kSerialJobsAfterLate + 1);
+        if (threads_running_a_shared_job(2, late) == 2) break;
+    }
+
     // A job run on the caller alone may itself ask for the team (the caller holds it).
     int nested_parts = 0;
     run_on_team(2, [&](int, int) { nested_parts += threads_running_a_shared_job(2); });
