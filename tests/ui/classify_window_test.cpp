@@ -251,9 +251,11 @@ TEST_F(ClassifyWindowTest, RemovingAWaitingClassificationForgetsIt) {
 TEST_F(ClassifyWindowTest, CancelledClassificationStoresNothing) {
     open_window(settings_with_classifier(topic_classifier()));
     const qint64 doc = open_and_wait("rivers.txt", river_paragraphs());
+    WorkerGate gate(window_->engine()->worker());  // the classification cannot end before the cancel
     window_->classify_current();
     EXPECT_TRUE(window_->summary_panel()->classification_view()->pending());
     window_->cancel_run();
+    gate.release();
     ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy(); }));
     QApplication::processEvents();
     ASSERT_EQ(window_->run_queue()->entries().size(), 1);

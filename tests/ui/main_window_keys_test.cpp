@@ -172,9 +172,11 @@ TEST_F(MainWindowKeysTest, SummaryShortcutsCopyExportAndDelete) {
 TEST_F(MainWindowKeysTest, EscCancelsAShortRunWithoutAsking) {
     const qint64 doc = open_and_wait("rivers.txt", river_paragraphs());
     QSignalSpy cancelled(window_->engine()->worker(), &EngineWorker::cancelled);
+    WorkerGate gate(window_->engine()->worker());  // the run cannot end before Esc
     window_->summarize_current();
     ASSERT_TRUE(window_->engine()->busy());
     press(Qt::Key_Escape);  // well under kConfirmLosingWorkAfterMs
+    gate.release();
     EXPECT_EQ(QApplication::activeModalWidget(), nullptr);
     ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy(); }));
     EXPECT_GE(cancelled.count(), 1);

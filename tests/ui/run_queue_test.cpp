@@ -109,11 +109,13 @@ TEST_F(RunQueueTest, SecondSummarizeQueuesAndTheQueueRunsInOrder) {
 TEST_F(RunQueueTest, CancelStopsTheRunningOneAndTheNextStarts) {
     const qint64 a = open_and_wait("alpha.txt", river_paragraphs());
     const qint64 b = open_and_wait("bravo.txt", river_paragraphs() + "Bravo.\n");
+    WorkerGate gate(window_->engine()->worker());  // alpha's run cannot end before the cancel
     window_->show_document(a);
     window_->summarize_current();
     window_->show_document(b);
     window_->summarize_current();
     window_->cancel_run();
+    gate.release();
     ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy() && window_->library().summaries_for(b).size() == 1; }));
     EXPECT_TRUE(window_->library().summaries_for(a).isEmpty());
     EXPECT_EQ(window_->run_queue()->entries()[0].state, State::Cancelled);

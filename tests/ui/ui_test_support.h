@@ -4,17 +4,21 @@
 // selected in the settings, and helpers to wait for the engine thread.
 #include <QApplication>
 #include <QFile>
+#include <QSemaphore>
 #include <QSettings>
 #include <QTest>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "app/paths.h"
 #include "app/worker/engine_settings.h"
+#include "app/worker/engine_worker.h"
 #include "tests/support/fixtures.h"
 
 namespace precis::test {
@@ -39,6 +43,41 @@ inline bool fixture_model_available() { return !fixture_test_model().dir.empty()
 inline bool wait_until(const std::function<bool()>& done, int timeout_ms = 120000) {
     return QTest::qWaitFor(done, timeout_ms);
 }
+
+// Holds the engine worker at its next progress report, on the worker's own thread, until
+// release() or the gate's end. A test that cancels a run needs it: the fixture model is so
+// small that a summary can be made and stored between two statements of the test, and the
+// cancel would then come too late (it did not, most of the time: a race, not a proof).
+class WorkerGate {
+public:
+    explicit WorkerGate(EngineWorker* worker) : state_(std::make_shared<State>()) {
+        // The lambda owns the state, so a worker still inside it outlives nothing.
+        connection_ = QObject::connect(
+            worker, &EngineWorker::progress, worker,
+            [state = state_] {
+                if (state->held.exchange(true)) return;  // once: later reports pass
+                state->released.tryAcquire(1, kHoldAtMostMs);
+            },
+            Qt::DirectConnection);
+    }
+    ~WorkerGate() {
+        QObject::disconnect(connection_);
+        release();
+    }
+    WorkerGate(const WorkerGate&) = delete;
+    WorkerGate& operator=(const WorkerGate&) = delete;
+
+    void release() { state_->released.release(); }
+
+private:
+    static constexpr int kHoldAtMostMs = 60000;  // a test that forgets to release still ends
+    struct State {
+        std::atomic<bool> held{false};
+        QSemaphore released;
+    };
+    std::shared_ptr<State> state_;
+    QMetaObject::Connection connection_;
+};
 
 inline std::filesystem::path write_text_file(const std::filesystem::path& path, const std::string& text) {
     std::filesystem::create_directories(path.parent_path());
