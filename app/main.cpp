@@ -25,6 +25,11 @@ int main(int argc, char** argv) {
     // reads its wait policy only when it loads, so set it and start again once.
     if (!std::getenv("OMP_WAIT_POLICY")) {
         setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
+        // By its real path: exec'ing /proc/self/exe names the process "exe" in ps and top.
+        // That path is gone if the package was upgraded under us: then /proc/self/exe.
+        std::error_code ec;
+        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+        if (!ec) execv(self.c_str(), argv);
         execv("/proc/self/exe", argv);  // only returns on failure: then run as we are
     }
     // A file name is bytes: ask the file system with them (Qt would decode them lossily).

@@ -94,7 +94,9 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
         }
         if (cb.on_file_started) cb.on_file_started(finished, report.total, path);
         try {
-            IngestedDocument doc = ingest_file(path);
+            IngestOptions ingest_options;
+            ingest_options.should_abort = cb.run.should_abort;
+            IngestedDocument doc = ingest_file(path, ingest_options);
             SummaryRecord record;
             if (opts.extractive) {
                 extractive::ExtractiveOptions e = opts.extractive_options;

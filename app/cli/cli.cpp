@@ -1,5 +1,6 @@
 #include <iostream>
 
+#include "app/ingest/pdf_reader_process.h"
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
@@ -61,7 +62,11 @@ std::string version_text() {
         backends += devices.empty() ? ", cuda (built in; no GPU now: " + why + ")"
                                     : ", cuda (built in; " + devices[0].name + ")";
     }
-    return std::string("precis ") + PRECIS_VERSION + " (git " + PRECIS_GIT_REVISION + ")\nbackends: " + backends;
+    // Where PDFs are read: a report of a PDF that misbehaved should say which way it was.
+    const std::string reader = find_pdf_reader();
+    const std::string pdf = reader.empty() ? "in-process (precis-pdf-reader is not installed)" : reader;
+    return std::string("precis ") + PRECIS_VERSION + " (git " + PRECIS_GIT_REVISION + ")\nbackends: " + backends +
+           "\npdf reader: " + pdf;
 }
 
 int run_cli(int argc, char** argv) {

@@ -42,6 +42,7 @@ int cmd_classify(const Args& raw) {
     if (auto t = args.value("--template")) opts.hypothesis_template = *t;
     IngestOptions ingest_opts;
     if (auto p = args.value("--password")) ingest_opts.password = QString::fromStdString(*p);
+    ingest_opts.should_abort = [] { return cancel_requested(); };  // Ctrl-C, also while Poppler reads
     std::unique_ptr<Library> library;
     if (args.flag("--store") || args.value("--library"))
         library = std::make_unique<Library>(QString::fromStdString(args.value_or("--library", Library::default_path().toStdString())));

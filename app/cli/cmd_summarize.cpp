@@ -131,6 +131,7 @@ int cmd_summarize(const Args& raw) {
 
     IngestOptions ingest_opts;
     if (auto p = args.value("--password")) ingest_opts.password = QString::fromStdString(*p);
+    ingest_opts.should_abort = [] { return cancel_requested(); };  // Ctrl-C, also while Poppler reads
     const bool json = args.flag("--json");
     const size_t files = args.positional().size();
     int failures = 0;

@@ -16,12 +16,13 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <poppler/qt6/poppler-qt6.h>
 
 #include "app/file_names.h"
 #include "app/ingest/pdf_layout.h"
+#include "app/ingest/pdf_pages.h"
+#include "app/ingest/pdf_reader_process.h"
 #include "app/ingest/stall_guard.h"
+#include "engine/core/error.h"
 #include "engine/io/regular_file.h"
 
 namespace precis {
@@ -34,13 +35,6 @@ QString shown(const QString& path) { return QStringLiteral("\"%1\"").arg(path_fo
 }
 
 QString mib(qint64 bytes) { return QString::number(double(bytes) / (1024.0 * 1024.0), 'f', bytes < 10 * 1024 * 1024 ? 1 : 0); }
-
-// Poppler reports every syntax problem of a damaged file on stderr; ingestion turns
-// failures into IngestError instead, so its chatter is dropped.
-void quiet_poppler() {
-    static std::once_flag once;
-    std::call_once(once, [] { Poppler::setDebugErrorFunction([](const QString&, const QVariant&) {}, QVariant()); });
-}
 
 // Windows-1252 code points for bytes 0x80..0x9F (0 = undefined there, kept as the C1 control).
 constexpr char16_t kCp1252High[32] = {
@@ -88,90 +82,97 @@ QString page_list(const QVector<int>& pages) {
     return parts.join(QStringLiteral(", "));
 }
 
-// What Poppler gives: the lines of each page, and the title.
-struct PdfPages {
-    QVector<PdfPageLines> pages;  // one per page of the file
-    QVector<int> unreadable_pages;
-    QString title;
-};
+QString seconds_text(std::chrono::milliseconds ms) { return QString::number(double(ms.count()) / 1000.0, 'g', 3); }
 
-// The Poppler half of ingest_pdf: calls beat() once the file is open and after each page.
-PdfPages read_pdf_pages(const QString& path, const QByteArray& bytes, const QString& password,
-                        const std::function<void()>& beat) {
-    const QByteArray pw = password.toLatin1();
-    std::unique_ptr<Poppler::Document> pdf = Poppler::Document::loadFromData(bytes, pw, pw);
-    if (!pdf)
-        fail(IngestErrorKind::Corrupt, path,
-             QStringLiteral("File %1 is damaged or is not a valid PDF.").arg(shown(path)));
-    if (pdf->isLocked() && !password.isEmpty()) {
-        // Poppler takes Latin-1, but AES-256 (PDF 2.0) passwords are UTF-8: try that too.
-        const QByteArray utf8 = password.toUtf8();
-        if (utf8 != pw) pdf->unlock(utf8, utf8);
-    }
-    if (pdf->isLocked()) {
-        if (password.isEmpty())
+// "opening it", "reading its page 3": where a reader that gave no more steps was.
+QString where_it_stopped(int steps) {
+    return steps == 0 ? QStringLiteral("opening it") : QStringLiteral("reading its page %1").arg(steps);
+}
+
+[[noreturn]] void fail_open(PdfOpenFailure failure, const QString& path) {
+    switch (failure) {
+        case PdfOpenFailure::NeedsPassword:
             fail(IngestErrorKind::Encrypted, path,
                  QStringLiteral("File %1 is password-protected; give its password to open it.").arg(shown(path)));
-        fail(IngestErrorKind::Encrypted, path,
-             QStringLiteral("The password given for %1 is wrong.").arg(shown(path)));
+        case PdfOpenFailure::WrongPassword:
+            fail(IngestErrorKind::Encrypted, path, QStringLiteral("The password given for %1 is wrong.").arg(shown(path)));
+        case PdfOpenFailure::NoPages:
+            fail(IngestErrorKind::Corrupt, path,
+                 QStringLiteral("File %1 is damaged or is not a valid PDF: it has no readable pages.").arg(shown(path)));
+        case PdfOpenFailure::NotAPdf:
+        case PdfOpenFailure::None: break;
     }
-    const int page_count = pdf->numPages();
-    if (page_count <= 0)
-        fail(IngestErrorKind::Corrupt, path,
-             QStringLiteral("File %1 is damaged or is not a valid PDF: it has no readable pages.").arg(shown(path)));
-    beat();
+    fail(IngestErrorKind::Corrupt, path, QStringLiteral("File %1 is damaged or is not a valid PDF.").arg(shown(path)));
+}
 
-    PdfPages out;
-    out.pages.resize(page_count);
-    for (int i = 0; i < page_count; ++i) {
-        std::unique_ptr<Poppler::Page> page = pdf->page(i);
-        if (!page) {
-            out.unreadable_pages.push_back(i + 1);
-            beat();
-            continue;
-        }
-        PdfLine line;
-        for (const std::unique_ptr<Poppler::TextBox>& box : page->textList()) {
-            line.text += box->text();
-            if (box->hasSpaceAfter()) line.text += QLatin1Char(' ');
-            line.box = line.box.isNull() ? box->boundingBox() : line.box.united(box->boundingBox());
-            if (!box->nextWord()) {  // end of a visual line
-                line.text = line.text.trimmed();
-                if (!line.text.isEmpty()) out.pages[i].lines.push_back(line);
-                line = PdfLine();
-            }
-        }
-        line.text = line.text.trimmed();
-        if (!line.text.isEmpty()) out.pages[i].lines.push_back(line);
-        beat();
+[[noreturn]] void fail_stalled(const QString& path, int steps, std::chrono::milliseconds limit) {
+    fail(IngestErrorKind::Corrupt, path,
+         QStringLiteral("File %1 is damaged: %2 did not finish within %3 s, so it was given up.")
+             .arg(shown(path), where_it_stopped(steps), seconds_text(limit)));
+}
+
+// Collects the pages and beats after each step (the stall guard's sign of progress).
+class BeatingCollector : public PdfPagesCollector {
+public:
+    explicit BeatingCollector(const std::function<void()>& beat) : beat_(beat) {}
+    void opened(int page_count) override {
+        PdfPagesCollector::opened(page_count);
+        beat_();
     }
-    out.title = pdf->info(QStringLiteral("Title")).simplified();
-    return out;
+    void page(int index, const PdfPageLines* lines) override {
+        PdfPagesCollector::page(index, lines);
+        beat_();
+    }
+
+private:
+    const std::function<void()>& beat_;
+};
+
+// Poppler on a thread of its own, given up on if it stops making progress (stall_guard.h);
+// the thread shares only what it owns.
+PdfPages read_pdf_here(const QString& path, const QByteArray& bytes, const IngestOptions& opts) {
+    auto read = std::make_shared<PdfPages>();
+    const StallReport report = run_with_stall_limit(
+        [read, bytes, password = opts.password](const std::function<void()>& beat) {
+            BeatingCollector sink(beat);
+            const PdfOpenFailure failure = read_pdf_pages(bytes, password, sink);
+            *read = std::move(sink.result());
+            read->failure = failure;
+        },
+        opts.pdf_stall_limit, opts.should_abort);
+    if (report.cancelled) throw Cancelled();
+    if (report.stalled) fail_stalled(path, report.beats, opts.pdf_stall_limit);
+    return std::move(*read);
+}
+
+// The PDF's pages from the reader process when it is installed (pdf_reader_process.h),
+// else from read_pdf_here(); a reader that cannot start is said in `notes`.
+PdfPages read_pdf(const QString& path, const QByteArray& bytes, const IngestOptions& opts, QStringList* notes) {
+    const std::string reader = opts.pdf_in_process ? std::string() : find_pdf_reader();
+    if (reader.empty()) return read_pdf_here(path, bytes, opts);
+    PdfReaderOutcome r = read_pdf_in_reader_process(reader, bytes, opts.password, opts.pdf_stall_limit, opts.should_abort);
+    switch (r.ending) {
+        case PdfReaderOutcome::Ending::Finished: return std::move(r.pages);
+        case PdfReaderOutcome::Ending::Cancelled: throw Cancelled();
+        case PdfReaderOutcome::Ending::Stalled: fail_stalled(path, r.steps, opts.pdf_stall_limit);
+        case PdfReaderOutcome::Ending::Crashed:
+            fail(IngestErrorKind::Corrupt, path,
+                 QStringLiteral("File %1 is damaged: Poppler failed while %2 (%3).")
+                     .arg(shown(path), where_it_stopped(r.steps), QString::fromStdString(r.detail)));
+        case PdfReaderOutcome::Ending::CouldNotStart: break;
+    }
+    *notes << QStringLiteral("read inside Precis because its PDF reader could not start (%1)")
+                  .arg(QString::fromStdString(r.detail));
+    return read_pdf_here(path, bytes, opts);
 }
 
 IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const IngestOptions& opts) {
-    quiet_poppler();
-    // Poppler runs on a thread of its own that is given up on if it stops making progress
-    // (stall_guard.h); the thread shares only what it owns.
-    auto read = std::make_shared<PdfPages>();
-    const StallReport report = run_with_stall_limit(
-        [read, path, bytes, password = opts.password](const std::function<void()>& beat) {
-            *read = read_pdf_pages(path, bytes, password, beat);
-        },
-        opts.pdf_stall_limit);
-    if (report.stalled) {
-        const QString seconds = QString::number(double(opts.pdf_stall_limit.count()) / 1000.0, 'g', 3);
-        fail(IngestErrorKind::Corrupt, path,
-             report.beats == 0
-                 ? QStringLiteral("File %1 is damaged: opening it did not finish within %2 s, so it was given up.")
-                       .arg(shown(path), seconds)
-                 : QStringLiteral("File %1 is damaged: reading its page %2 did not finish within %3 s, so it was "
-                                  "given up.")
-                       .arg(shown(path), QString::number(report.beats), seconds));
-    }
-    const int page_count = int(read->pages.size());
-    const QVector<PdfPageLines>& pages = read->pages;
-    const QVector<int>& unreadable_pages = read->unreadable_pages;
+    QStringList reader_notes;
+    const PdfPages read = read_pdf(path, bytes, opts, &reader_notes);
+    if (read.failure != PdfOpenFailure::None) fail_open(read.failure, path);
+    const int page_count = int(read.pages.size());
+    const QVector<PdfPageLines>& pages = read.pages;
+    const QVector<int>& unreadable_pages = read.unreadable_pages;
 
     PdfText assembled = assemble_pdf_text(pages);
     if (assembled.text.trimmed().isEmpty()) {
@@ -188,7 +189,8 @@ IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const 
     doc.page_offsets = assembled.page_offsets;
     doc.pages = page_count;
     doc.encoding = QStringLiteral("PDF");
-    QString title = read->title;
+    doc.notes = reader_notes;
+    QString title = read.title;
     if (title.startsWith(QLatin1String("Microsoft Word - "))) title = title.mid(17);
     doc.title = title;
     if (assembled.header_footer_lines_removed > 0)

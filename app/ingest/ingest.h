@@ -1,8 +1,9 @@
 #pragma once
 // Document ingestion: a file on disk -> normalized text with page offsets.
 //
-// PDFs are read with Poppler (text per page, hyphenated line breaks joined, lines
-// inside a paragraph unwrapped, repeated headers/footers and page numbers dropped);
+// PDFs are read with Poppler, in a process of its own (text per page, hyphenated line
+// breaks joined, lines inside a paragraph unwrapped, repeated headers/footers and page
+// numbers dropped);
 // .txt/.md files are decoded (UTF-8, UTF-16 with BOM, else a reported single-byte
 // fallback) with line endings normalized. Every failure is an IngestError whose
 // message is one sentence naming the file and the problem.
@@ -11,6 +12,7 @@
 #include <QStringList>
 #include <QVector>
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 
 namespace precis {
@@ -20,8 +22,13 @@ struct IngestOptions {
     qint64 max_bytes = 200LL * 1024 * 1024;  // larger files are refused (TooLarge)
     qsizetype max_text_chars = 20'000'000;    // so is more text than this (about 5 million tokens)
     // A PDF whose opening or any one page takes longer than this is given up as damaged
-    // (Poppler can loop for hours on a broken object graph: stall_guard.h).
+    // (Poppler can loop for hours on a broken object graph: pdf_reader_process.h).
     std::chrono::milliseconds pdf_stall_limit{30'000};
+    // Reading a PDF stops soon after this returns true, by throwing Cancelled.
+    std::function<bool()> should_abort;
+    // PDFs are read in the precis-pdf-reader process when it is installed, else in-process.
+    // The fuzz target reads in-process: it fuzzes the reading, not the process around it.
+    bool pdf_in_process = false;
 };
 
 struct IngestedDocument {

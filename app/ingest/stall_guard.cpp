@@ -1,5 +1,6 @@
 #include "app/ingest/stall_guard.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -22,12 +23,14 @@ struct Progress {
 
 std::atomic<bool> g_abandoned{false};
 
+constexpr std::chrono::milliseconds kCancelPoll{50};
+
 }  // namespace
 
 bool work_was_abandoned() { return g_abandoned.load(); }
 
 StallReport run_with_stall_limit(std::function<void(const std::function<void()>& beat)> work,
-                                 std::chrono::milliseconds stall_limit) {
+                                 std::chrono::milliseconds stall_limit, const std::function<bool()>& should_abort) {
     auto progress = std::make_shared<Progress>();
     std::thread worker([progress, work = std::move(work)] {
         const std::function<void()> beat = [&progress] {
@@ -47,14 +50,22 @@ StallReport run_with_stall_limit(std::function<void(const std::function<void()>&
         progress->changed.notify_all();
     });
 
+    // Waits in short slices when a cancel must be heard, else for the whole limit at once.
+    using Clock = std::chrono::steady_clock;
+    const std::chrono::milliseconds slice = should_abort ? std::min(stall_limit, kCancelPoll) : stall_limit;
     std::unique_lock lock(progress->mutex);
+    int beats_seen = progress->beats;
+    auto last_beat = Clock::now();
     for (;;) {
-        const int beats = progress->beats;
-        const bool moved =
-            progress->changed.wait_for(lock, stall_limit, [&] { return progress->done || progress->beats != beats; });
+        progress->changed.wait_for(lock, slice, [&] { return progress->done || progress->beats != beats_seen; });
         if (progress->done) break;
-        if (!moved) {
-            const StallReport report{true, progress->beats};
+        if (progress->beats != beats_seen) {
+            beats_seen = progress->beats;
+            last_beat = Clock::now();
+        }
+        const bool cancelled = should_abort && should_abort();
+        if (cancelled || Clock::now() - last_beat >= stall_limit) {
+            const StallReport report{!cancelled, cancelled, progress->beats};
             lock.unlock();
             g_abandoned.store(true);
             worker.detach();
@@ -64,7 +75,7 @@ StallReport run_with_stall_limit(std::function<void(const std::function<void()>&
     lock.unlock();
     worker.join();
     if (progress->error) std::rethrow_exception(progress->error);
-    return StallReport{false, progress->beats};
+    return StallReport{false, false, progress->beats};
 }
 
 }  // namespace precis

@@ -192,6 +192,7 @@ void EngineWorker::open_document(quint64 ticket, const QString& path, const QStr
         emit progress(QStringLiteral("reading"), 0, 0);
         IngestOptions opts;
         opts.password = password;
+        opts.should_abort = [this, ticket] { return is_cancelled(ticket); };
         IngestedDocument doc;
         try {
             doc = ingest_file(path, opts);

@@ -3,8 +3,13 @@
 // giving one clear line and a non-zero exit.
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
 
 #include <cstdio>
 #include <cstring>
@@ -329,6 +334,48 @@ TEST(Cli, BadInputGivesOneClearLineNamingTheFileAndANonZeroExit) {
         EXPECT_NE(r.err.find(c.must_name), std::string::npos) << c.args << " -> " << r.err;
         EXPECT_EQ(r.err.find("terminate called"), std::string::npos) << r.err;
     }
+}
+
+// A terminal's Ctrl-C goes to its whole foreground process group. While a PDF is being
+// read, the run ends at once as cancelled (130), not as a "damaged" file: the reader is
+// out of the group's reach, and Precis kills it. The reader here never answers.
+TEST(Cli, CtrlCWhileAPdfIsReadEndsTheRunAndTheReaderAtOnce) {
+    const fs::path dir = scratch_dir("cli-ctrl-c-pdf");
+    const fs::path pid_file = dir / "reader.pid";
+    const fs::path reader = dir / "silent-reader.sh";
+    std::ofstream(reader) << "#!/bin/sh\necho $$ > '" << pid_file.string() << "'\nexec sleep 600\n";
+    fs::permissions(reader, fs::perms::owner_all);
+    std::ofstream(dir / "report.pdf") << "%PDF-1.4\n";  // never read: the reader is silent
+    const std::string binary = (binary_dir() / "bin/precis").string();
+    const std::string pdf = (dir / "report.pdf").string();
+    const std::string err = (dir / "err").string();
+    const pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);  // a group of its own, as a shell gives a foreground job
+        setenv("PRECIS_PDF_READER", reader.c_str(), 1);
+        setenv("XDG_DATA_HOME", (dir / "data").c_str(), 1);
+        freopen(err.c_str(), "w", stderr);
+        execl(binary.c_str(), binary.c_str(), "summarize", pdf.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    pid_t reader_pid = 0;
+    for (int i = 0; i < 3000 && reader_pid == 0; ++i) {  // up to 30 s for the reader to start
+        std::ifstream f(pid_file);
+        f >> reader_pid;
+        if (reader_pid == 0) usleep(10000);
+    }
+    ASSERT_GT(reader_pid, 0) << "the reader never started";
+    const auto signalled = std::chrono::steady_clock::now();
+    kill(-pid, SIGINT);  // the whole group, as the terminal does
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_LT(std::chrono::steady_clock::now() - signalled, std::chrono::seconds(10));
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << "status " << status;
+    std::ifstream f(err);
+    const std::string said(std::istreambuf_iterator<char>(f), {});
+    EXPECT_EQ(said.find("damaged"), std::string::npos) << said;
+    EXPECT_TRUE(kill(reader_pid, 0) == -1 && errno == ESRCH) << "reader " << reader_pid << " still runs";
 }
 
 TEST(Cli, BatchStoresGoodFilesReportsBadOnesAndResumesWithoutDuplicates) {

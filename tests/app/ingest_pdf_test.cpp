@@ -1,7 +1,9 @@
 // Ingestion of PDFs the tests draw themselves with QPdfWriter: running headers/footers
 // and page numbers dropped, hyphenated line breaks joined, paragraphs unwrapped (also
 // across a page break), page offsets, image-only pages, and damaged, empty and
-// password-protected files (encrypted with the qpdf tool when it is installed).
+// password-protected files (encrypted with the qpdf tool when it is installed). Every test
+// runs twice: Poppler inside the test, and in the precis-pdf-reader process
+// (app/ingest/pdf_reader_process.h), which must read every file the same way.
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -13,6 +15,7 @@
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <cstdlib>
 
 #include "app/ingest/ingest.h"
 
@@ -83,8 +86,17 @@ const QString kReportText = QStringLiteral(
     "Costs were kept under control.\n\n"
     "Outlook remains positive.");
 
-class IngestPdf : public ::testing::Test {
+enum class Reader { InProcess, ReaderProcess };
+
+class IngestPdf : public ::testing::TestWithParam<Reader> {
 protected:
+    // find_pdf_reader() takes $PRECIS_PDF_READER first; empty means "none installed".
+    void SetUp() override {
+        const std::string reader = std::string(PRECIS_BINARY_DIR_FOR_TESTS) + "/bin/precis-pdf-reader";
+        setenv("PRECIS_PDF_READER", GetParam() == Reader::ReaderProcess ? reader.c_str() : "", 1);
+    }
+    void TearDown() override { unsetenv("PRECIS_PDF_READER"); }
+
     QTemporaryDir dir_;
     QString path(const QString& name) const { return dir_.filePath(name); }
 
@@ -102,7 +114,7 @@ protected:
 
 }  // namespace
 
-TEST_F(IngestPdf, MultiPageReportBecomesCleanRunningText) {
+TEST_P(IngestPdf, MultiPageReportBecomesCleanRunningText) {
     const QString file = path("report.pdf");
     write_pdf(file, report_pages(), QStringLiteral("Annual Report 2023"));
     const IngestedDocument doc = ingest_file(file);
@@ -113,7 +125,7 @@ TEST_F(IngestPdf, MultiPageReportBecomesCleanRunningText) {
     EXPECT_EQ(doc.content_hash.size(), 64);
 }
 
-TEST_F(IngestPdf, RepeatedHeadersFootersAndPageNumbersAreDroppedAndReported) {
+TEST_P(IngestPdf, RepeatedHeadersFootersAndPageNumbersAreDroppedAndReported) {
     const QString file = path("report.pdf");
     write_pdf(file, report_pages());
     const IngestedDocument doc = ingest_file(file);
@@ -123,7 +135,7 @@ TEST_F(IngestPdf, RepeatedHeadersFootersAndPageNumbersAreDroppedAndReported) {
     EXPECT_EQ(doc.title, "report");  // no metadata title: the file name
 }
 
-TEST_F(IngestPdf, HyphenatedLineBreakIsJoinedButRealHyphensStay) {
+TEST_P(IngestPdf, HyphenatedLineBreakIsJoinedButRealHyphensStay) {
     const QString file = path("report.pdf");
     write_pdf(file, report_pages());
     const IngestedDocument doc = ingest_file(file);
@@ -132,7 +144,7 @@ TEST_F(IngestPdf, HyphenatedLineBreakIsJoinedButRealHyphensStay) {
     EXPECT_TRUE(doc.text.contains("the well-known auditors"));
 }
 
-TEST_F(IngestPdf, PageOffsetsPointAtEachPagesFirstWords) {
+TEST_P(IngestPdf, PageOffsetsPointAtEachPagesFirstWords) {
     const QString file = path("report.pdf");
     write_pdf(file, report_pages());
     const IngestedDocument doc = ingest_file(file);
@@ -143,7 +155,7 @@ TEST_F(IngestPdf, PageOffsetsPointAtEachPagesFirstWords) {
     EXPECT_TRUE(doc.text.mid(doc.page_offsets[2]).startsWith("Outlook remains positive."));
 }
 
-TEST_F(IngestPdf, SinglePageKeepsHeaderAndFooterBecauseNothingRepeats) {
+TEST_P(IngestPdf, SinglePageKeepsHeaderAndFooterBecauseNothingRepeats) {
     // A single page: nothing can be recognized as a running header, so nothing is dropped.
     const QString file = path("single.pdf");
     PageSpec p;
@@ -154,7 +166,7 @@ TEST_F(IngestPdf, SinglePageKeepsHeaderAndFooterBecauseNothingRepeats) {
     EXPECT_TRUE(doc.notes.isEmpty());
 }
 
-TEST_F(IngestPdf, ImageOnlyPdfHasNoTextLayer) {
+TEST_P(IngestPdf, ImageOnlyPdfHasNoTextLayer) {
     const QString file = path("scan.pdf");
     PageSpec img;
     img.image_only = true;
@@ -165,7 +177,7 @@ TEST_F(IngestPdf, ImageOnlyPdfHasNoTextLayer) {
     EXPECT_TRUE(message.contains("OCR"));
 }
 
-TEST_F(IngestPdf, ImageOnlyPageInsideATextPdfIsReported) {
+TEST_P(IngestPdf, ImageOnlyPageInsideATextPdfIsReported) {
     const QString file = path("mixed.pdf");
     PageSpec text1, img, text2;
     text1.paragraphs = {{"First page text."}};
@@ -179,7 +191,7 @@ TEST_F(IngestPdf, ImageOnlyPageInsideATextPdfIsReported) {
     EXPECT_TRUE(doc.notes.contains("page 2 has no text layer (images only)")) << doc.notes.join("; ").toStdString();
 }
 
-TEST_F(IngestPdf, EmptyPdfFileIsEmptyError) {
+TEST_P(IngestPdf, EmptyPdfFileIsEmptyError) {
     const QString file = path("empty.pdf");
     QFile f(file);
     ASSERT_TRUE(f.open(QIODevice::WriteOnly));
@@ -187,7 +199,7 @@ TEST_F(IngestPdf, EmptyPdfFileIsEmptyError) {
     EXPECT_EQ(error_kind(file), IngestErrorKind::Empty);
 }
 
-TEST_F(IngestPdf, GarbageWithPdfExtensionIsCorrupt) {
+TEST_P(IngestPdf, GarbageWithPdfExtensionIsCorrupt) {
     const QString file = path("fake.pdf");
     QFile f(file);
     ASSERT_TRUE(f.open(QIODevice::WriteOnly));
@@ -198,7 +210,7 @@ TEST_F(IngestPdf, GarbageWithPdfExtensionIsCorrupt) {
     EXPECT_TRUE(message.contains("fake.pdf")) << message.toStdString();
 }
 
-TEST_F(IngestPdf, TruncatedPdfIsCorrupt) {
+TEST_P(IngestPdf, TruncatedPdfIsCorrupt) {
     const QString good = path("good.pdf");
     write_pdf(good, report_pages());
     QFile in(good);
@@ -212,7 +224,7 @@ TEST_F(IngestPdf, TruncatedPdfIsCorrupt) {
     EXPECT_EQ(error_kind(cut), IngestErrorKind::Corrupt);
 }
 
-TEST_F(IngestPdf, EncryptedPdfNeedsTheRightPassword) {
+TEST_P(IngestPdf, EncryptedPdfNeedsTheRightPassword) {
     const QString qpdf = QStandardPaths::findExecutable(QStringLiteral("qpdf"));
     if (qpdf.isEmpty()) GTEST_SKIP() << "qpdf is not installed (packaging/install-deps.sh installs it)";
     const QString plain = path("plain.pdf"), locked = path("locked.pdf");
@@ -238,6 +250,11 @@ TEST_F(IngestPdf, EncryptedPdfNeedsTheRightPassword) {
     EXPECT_EQ(doc.text, kReportText);
     EXPECT_EQ(doc.pages, 3);
 }
+
+INSTANTIATE_TEST_SUITE_P(Readers, IngestPdf, ::testing::Values(Reader::InProcess, Reader::ReaderProcess),
+                         [](const ::testing::TestParamInfo<Reader>& info) {
+                             return info.param == Reader::InProcess ? "InProcess" : "ReaderProcess";
+                         });
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");

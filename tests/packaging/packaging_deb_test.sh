@@ -68,6 +68,7 @@ if grep -qi 'cuda\|nvidia' <<<"$DEPENDS"; then fail "Depends names CUDA or NVIDI
 dpkg-deb -c "$DEB" >"$SCRATCH/contents"
 expected=(
   ./usr/bin/precis
+  ./usr/libexec/precis/precis-pdf-reader
   ./usr/share/applications/precis.desktop
   "./usr/share/metainfo/$APP_ID.metainfo.xml"
   ./usr/share/man/man1/precis.1.gz
@@ -95,6 +96,8 @@ awk '{print $6}' "$SCRATCH/contents" | grep -Ev '^\./($|usr/)' && fail "files ou
 awk '$2 != "root/root"' "$SCRATCH/contents" | grep . && fail "files not owned by root/root" || ok "owned by root/root"
 grep -E ' \./usr/bin/precis$' "$SCRATCH/contents" | grep -q '^-rwxr-xr-x' && ok "/usr/bin/precis is 0755" ||
   fail "/usr/bin/precis is not -rwxr-xr-x"
+grep -E ' \./usr/libexec/precis/precis-pdf-reader$' "$SCRATCH/contents" | grep -q '^-rwxr-xr-x' &&
+  ok "/usr/libexec/precis/precis-pdf-reader is 0755" || fail "/usr/libexec/precis/precis-pdf-reader is not -rwxr-xr-x"
 
 # --- unpack and run ---------------------------------------------------------------
 ROOT=$SCRATCH/root
@@ -105,8 +108,11 @@ if have readelf; then
   echo "NEEDED: $needed"
   if grep -Eqi 'cuda|cublas|nvrtc' <<<"$needed"; then fail "precis links CUDA libraries dynamically"; else ok "no CUDA library linked dynamically"; fi
 fi
-if ldd "$PRECIS" | grep -q 'not found'; then ldd "$PRECIS" | grep 'not found' >&2; fail "unresolved libraries"; else ok "ldd resolves every library"; fi
-if file "$PRECIS" | grep -q 'not stripped'; then fail "/usr/bin/precis is not stripped"; else ok "stripped"; fi
+READER=$ROOT/usr/libexec/precis/precis-pdf-reader
+for exe in "$PRECIS" "$READER"; do
+  if ldd "$exe" | grep -q 'not found'; then ldd "$exe" | grep 'not found' >&2; fail "unresolved libraries: $exe"; else ok "ldd resolves every library of ${exe#"$ROOT"}"; fi
+  if file "$exe" | grep -q 'not stripped'; then fail "${exe#"$ROOT"} is not stripped"; else ok "${exe#"$ROOT"} stripped"; fi
+done
 
 mkdir -p "$SCRATCH/home" "$SCRATCH/data" "$SCRATCH/config" "$SCRATCH/cache"
 run_precis() {
@@ -118,9 +124,24 @@ if out=$(run_precis "$PRECIS" --version 2>&1); then
   grep -Eq "^precis $VERSION \(git [^)]+\)$" <<<"$out" && ok "--version names $VERSION and the git revision" ||
     fail "--version does not print 'precis $VERSION (git ...)'"
   grep -q '^backends: cpu' <<<"$out" && ok "--version lists the backends" || fail "--version does not list the backends"
+  grep -qxF "pdf reader: $(realpath "$READER")" <<<"$out" && ok "--version names the installed PDF reader beside it" ||
+    fail "--version does not name $READER as its PDF reader"
 else
   echo "$out" >&2
   fail "precis --version exited non-zero"
+fi
+
+# A PDF, read by the installed precis-pdf-reader (a small hand-made one: Poppler rebuilds
+# its missing cross-reference table).
+pdf_body='BT /F1 12 Tf 72 700 Td (Rivers shape their valleys slowly, grain by grain.) Tj 0 -16 Td (Floods spread fine silt over the plain and build fertile soil.) Tj ET'
+printf '%%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [3 0 R] /Count 1 >> endobj\n3 0 obj << /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >> endobj\n4 0 obj << /Length %d >> stream\n%s\nendstream endobj\n5 0 obj << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> endobj\ntrailer << /Root 1 0 R >>\n%%%%EOF\n' \
+  "${#pdf_body}" "$pdf_body" >"$SCRATCH/rivers.pdf"
+if run_precis "$PRECIS" summarize "$SCRATCH/rivers.pdf" >"$SCRATCH/pdf.txt" 2>"$SCRATCH/pdf.err" &&
+   grep -q 'valleys slowly' "$SCRATCH/pdf.txt" && ! grep -q 'read inside Precis' "$SCRATCH/pdf.err"; then
+  ok "summarized a PDF read by the installed PDF reader"
+else
+  cat "$SCRATCH/pdf.err" "$SCRATCH/pdf.txt" >&2
+  fail "the installed precis did not summarize a PDF through its PDF reader"
 fi
 
 sample=$(ls "$ROOT"/usr/share/precis/samples/*.txt 2>/dev/null | head -1 || true)

@@ -14,6 +14,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         // A file Poppler cannot finish is given up on well within libFuzzer's 25 s timeout.
         precis::IngestOptions options;
         options.pdf_stall_limit = std::chrono::seconds(3);
+        // Poppler and our layout work under the fuzzer's eyes, not in the reader process.
+        options.pdf_in_process = true;
         const precis::IngestedDocument doc = precis::ingest_file(precis::path_from_fs(path), options);
         // Page offsets index the text, one per page, in order: the PDF view relies on it.
         if (doc.page_offsets.size() != doc.pages) std::abort();

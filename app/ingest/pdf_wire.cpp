@@ -1,0 +1,147 @@
+#include "app/ingest/pdf_wire.h"
+
+#include <QDataStream>
+#include <QIODevice>
+#include <QRectF>
+
+namespace precis {
+
+namespace {
+
+constexpr quint32 kRequestMagic = 0x50524543;  // "PREC"
+constexpr int kMaxPages = 1'000'000;
+
+enum Message : quint8 { kOpened = 'O', kPage = 'P', kTitle = 'T', kFailure = 'F' };
+
+// Both ends pin the stream format, so a newer Qt on one side cannot change it.
+void pin_version(QDataStream& s) { s.setVersion(QDataStream::Qt_6_0); }
+
+template <typename Fill>
+QByteArray payload(Fill fill) {
+    QByteArray out;
+    QDataStream s(&out, QIODevice::WriteOnly);
+    pin_version(s);
+    fill(s);
+    return out;
+}
+
+}  // namespace
+
+QByteArray frame(const QByteArray& payload) {
+    const auto n = quint32(payload.size());
+    QByteArray out;
+    out.reserve(payload.size() + 4);
+    out.append(char(n >> 24)).append(char(n >> 16)).append(char(n >> 8)).append(char(n));
+    out.append(payload);
+    return out;
+}
+
+QByteArray encode_pdf_request(const QString& password, const QByteArray& bytes) {
+    return payload([&](QDataStream& s) { s << kRequestMagic << password << bytes; });
+}
+
+bool decode_pdf_request(const QByteArray& payload, QString* password, QByteArray* bytes) {
+    QDataStream s(payload);
+    pin_version(s);
+    quint32 magic = 0;
+    s >> magic >> *password >> *bytes;
+    return magic == kRequestMagic && s.status() == QDataStream::Ok;
+}
+
+QByteArray encode_pdf_opened(int page_count) {
+    return payload([&](QDataStream& s) { s << quint8(kOpened) << qint32(page_count); });
+}
+
+QByteArray encode_pdf_page(int index, const PdfPageLines* lines) {
+    return payload([&](QDataStream& s) {
+        s << quint8(kPage) << qint32(index) << bool(lines != nullptr);
+        if (!lines) return;
+        s << qint32(lines->lines.size());
+        for (const PdfLine& line : lines->lines) s << line.text << line.box;
+    });
+}
+
+QByteArray encode_pdf_title(const QString& title) {
+    return payload([&](QDataStream& s) { s << quint8(kTitle) << title; });
+}
+
+QByteArray encode_pdf_failure(PdfOpenFailure failure) {
+    return payload([&](QDataStream& s) { s << quint8(kFailure) << qint32(failure); });
+}
+
+std::optional<QByteArray> FrameSplitter::next(bool* malformed) {
+    if (buffer_.size() < 4) return std::nullopt;
+    const auto* b = reinterpret_cast<const unsigned char*>(buffer_.constData());
+    const uint32_t n = (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | uint32_t(b[3]);
+    if (n > kMaxPdfWireFrame) {
+        *malformed = true;
+        return std::nullopt;
+    }
+    if (buffer_.size() < qsizetype(n) + 4) return std::nullopt;
+    QByteArray out = buffer_.mid(4, qsizetype(n));
+    buffer_.remove(0, qsizetype(n) + 4);
+    return out;
+}
+
+bool PdfFrameApplier::apply(const QByteArray& payload) {
+    if (finished_) return false;
+    QDataStream s(payload);
+    pin_version(s);
+    quint8 type = 0;
+    s >> type;
+    switch (type) {
+        case kOpened: {
+            qint32 pages = 0;
+            s >> pages;
+            if (s.status() != QDataStream::Ok || page_count_ >= 0 || pages <= 0 || pages > kMaxPages) return false;
+            page_count_ = pages;
+            sink_.opened(pages);
+            return true;
+        }
+        case kPage: {
+            qint32 index = -1;
+            bool readable = false;
+            s >> index >> readable;
+            if (page_count_ < 0 || index != next_page_) return false;
+            if (!readable) {
+                if (s.status() != QDataStream::Ok) return false;
+                sink_.page(index, nullptr);
+            } else {
+                qint32 count = 0;
+                s >> count;
+                if (count < 0) return false;
+                PdfPageLines lines;
+                for (qint32 i = 0; i < count && s.status() == QDataStream::Ok; ++i) {
+                    PdfLine line;
+                    s >> line.text >> line.box;
+                    lines.lines.push_back(std::move(line));
+                }
+                if (s.status() != QDataStream::Ok) return false;
+                sink_.page(index, &lines);
+            }
+            ++next_page_;
+            return true;
+        }
+        case kTitle: {
+            QString title;
+            s >> title;
+            if (s.status() != QDataStream::Ok || page_count_ < 0 || next_page_ != page_count_) return false;
+            sink_.title(title);
+            finished_ = true;
+            return true;
+        }
+        case kFailure: {
+            qint32 code = 0;
+            s >> code;
+            if (s.status() != QDataStream::Ok || page_count_ >= 0 || code < int(PdfOpenFailure::NotAPdf) ||
+                code > int(PdfOpenFailure::NoPages))
+                return false;
+            failure_ = PdfOpenFailure(code);
+            finished_ = true;
+            return true;
+        }
+        default: return false;
+    }
+}
+
+}  // namespace precis
