@@ -63,7 +63,8 @@ TEST(PdfWire, AFileThatDidNotOpenArrivesAsItsReason) {
 }
 
 TEST(PdfWire, TheRequestCarriesPasswordAndBytesExactly) {
-    const QByteArray bytes("%PDF-1.7\0\xff\x01 binary", 20);
+    static const char kBytes[] = "%PDF-1.7\0\xff\x01 binary";  // a NUL and bytes that are not UTF-8
+    const QByteArray bytes(kBytes, sizeof kBytes - 1);
     const QByteArray payload = encode_pdf_request(QStringLiteral("pässwörd"), bytes);
     QString password;
     QByteArray got;
