@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/ingest/stall_guard.h"
+#include "app/paths.h"
 #include "ui/gui_main.h"
 
 // A PDF that Poppler could not finish leaves its reading thread running
@@ -27,9 +28,7 @@ int main(int argc, char** argv) {
         setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
         // By its real path: exec'ing /proc/self/exe names the process "exe" in ps and top.
         // That path is gone if the package was upgraded under us: then /proc/self/exe.
-        std::error_code ec;
-        const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-        if (!ec) execv(self.c_str(), argv);
+        if (const std::filesystem::path self = precis::executable_path(); !self.empty()) execv(self.c_str(), argv);
         execv("/proc/self/exe", argv);  // only returns on failure: then run as we are
     }
     // A file name is bytes: ask the file system with them (Qt would decode them lossily).

@@ -35,15 +35,20 @@ fs::path first_model_in(const fs::path& dir) {
 // Installed data first (share/precis next to the binary's prefix), then the source tree.
 std::vector<fs::path> data_roots() {
     std::vector<fs::path> roots;
-    std::error_code ec;
-    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (!ec) roots.push_back(exe.parent_path().parent_path() / "share" / "precis");
+    if (const fs::path exe = executable_path(); !exe.empty())
+        roots.push_back(exe.parent_path().parent_path() / "share" / "precis");
     roots.push_back(PRECIS_DATA_INSTALL_DIR);
     roots.push_back(fs::path(PRECIS_SOURCE_DIR) / "resources");
     return roots;
 }
 
 }  // namespace
+
+fs::path executable_path() {
+    std::error_code ec;
+    fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? fs::path() : exe;
+}
 
 fs::path user_data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
 fs::path user_models_dir() { return user_data_dir() / "models"; }

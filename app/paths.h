@@ -5,6 +5,10 @@
 
 namespace precis {
 
+// The running program's own file, symlinks resolved (/proc/self/exe); empty if unknown.
+// Installed files are found from it: share/precis beside its bin/, and libexec/precis.
+std::filesystem::path executable_path();
+
 std::filesystem::path user_data_dir();     // $XDG_DATA_HOME/precis
 std::filesystem::path user_models_dir();   // user_data_dir()/models
 std::filesystem::path user_config_dir();   // $XDG_CONFIG_HOME/precis

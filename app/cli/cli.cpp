@@ -1,10 +1,10 @@
 #include <iostream>
 
-#include "app/ingest/pdf_reader_process.h"
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
 #include "app/cli/progress.h"
 #include "app/cli/usage.h"
+#include "app/ingest/pdf_reader_process.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
 

@@ -45,8 +45,8 @@ public:
     void opened(int page_count) override { send(precis::encode_pdf_opened(page_count)); }
     void page(int index, const precis::PdfPageLines* lines) override { send(precis::encode_pdf_page(index, lines)); }
     void title(const QString& title) override { send(precis::encode_pdf_title(title)); }
-    void send(const QByteArray& payload) {
-        if (!write_all(STDOUT_FILENO, precis::frame(payload))) _exit(3);  // Precis has gone
+    void send(const QByteArray& frame) {
+        if (!write_all(STDOUT_FILENO, frame)) _exit(3);  // Precis has gone
     }
 };
 
@@ -61,9 +61,9 @@ int main(int argc, char**) {
         std::fputs("precis-pdf-reader is run by Precis, which sends it a PDF on standard input.\n", stderr);
         return 2;
     }
-    unsigned char prefix[4];
-    if (!read_exactly(STDIN_FILENO, reinterpret_cast<char*>(prefix), 4)) return 2;
-    const uint32_t n = (uint32_t(prefix[0]) << 24) | (uint32_t(prefix[1]) << 16) | (uint32_t(prefix[2]) << 8) | prefix[3];
+    char prefix[4];
+    if (!read_exactly(STDIN_FILENO, prefix, 4)) return 2;
+    const uint32_t n = precis::frame_length(prefix);
     if (n > precis::kMaxPdfWireFrame) return 2;
     QByteArray request(qsizetype(n), Qt::Uninitialized);
     if (!read_exactly(STDIN_FILENO, request.data(), n)) return 2;

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "app/ingest/pdf_wire.h"
+#include "app/paths.h"
 
 extern char** environ;
 
@@ -123,9 +124,8 @@ private:
 
 std::string find_pdf_reader() {
     if (const char* env = std::getenv("PRECIS_PDF_READER")) return env;
-    std::error_code ec;
-    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
+    const std::filesystem::path exe = executable_path();
+    if (exe.empty()) return {};
     const std::filesystem::path dir = exe.parent_path();
     for (const std::filesystem::path& candidate :
          {dir / "precis-pdf-reader", dir / ".." / "libexec" / "precis" / "precis-pdf-reader"})
@@ -143,7 +143,7 @@ PdfReaderOutcome read_pdf_in_reader_process(const std::string& program, const QB
         out.detail = program + ": " + error;
         return out;
     }
-    const QByteArray request = frame(encode_pdf_request(password, bytes));
+    const QByteArray request = encode_pdf_request(password, bytes);
     size_t written = 0;
     FrameSplitter splitter;
     PdfPagesCollector collected;

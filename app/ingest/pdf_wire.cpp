@@ -16,28 +16,33 @@ enum Message : quint8 { kOpened = 'O', kPage = 'P', kTitle = 'T', kFailure = 'F'
 // Both ends pin the stream format, so a newer Qt on one side cannot change it.
 void pin_version(QDataStream& s) { s.setVersion(QDataStream::Qt_6_0); }
 
+void put_length(char* at, quint32 n) {
+    at[0] = char(n >> 24), at[1] = char(n >> 16), at[2] = char(n >> 8), at[3] = char(n);
+}
+
+// A frame whose payload `fill` writes after a length prefix, which is filled in last.
 template <typename Fill>
-QByteArray payload(Fill fill) {
-    QByteArray out;
-    QDataStream s(&out, QIODevice::WriteOnly);
-    pin_version(s);
-    fill(s);
+QByteArray framed(Fill fill) {
+    QByteArray out(4, '\0');
+    {
+        QDataStream s(&out, QIODevice::WriteOnly | QIODevice::Append);
+        pin_version(s);
+        fill(s);
+    }
+    put_length(out.data(), quint32(out.size() - 4));
     return out;
 }
 
 }  // namespace
 
 QByteArray frame(const QByteArray& payload) {
-    const auto n = quint32(payload.size());
-    QByteArray out;
-    out.reserve(payload.size() + 4);
-    out.append(char(n >> 24)).append(char(n >> 16)).append(char(n >> 8)).append(char(n));
-    out.append(payload);
-    return out;
+    QByteArray out(4, '\0');
+    put_length(out.data(), quint32(payload.size()));
+    return out + payload;
 }
 
 QByteArray encode_pdf_request(const QString& password, const QByteArray& bytes) {
-    return payload([&](QDataStream& s) { s << kRequestMagic << password << bytes; });
+    return framed([&](QDataStream& s) { s << kRequestMagic << password << bytes; });
 }
 
 bool decode_pdf_request(const QByteArray& payload, QString* password, QByteArray* bytes) {
@@ -49,11 +54,11 @@ bool decode_pdf_request(const QByteArray& payload, QString* password, QByteArray
 }
 
 QByteArray encode_pdf_opened(int page_count) {
-    return payload([&](QDataStream& s) { s << quint8(kOpened) << qint32(page_count); });
+    return framed([&](QDataStream& s) { s << quint8(kOpened) << qint32(page_count); });
 }
 
 QByteArray encode_pdf_page(int index, const PdfPageLines* lines) {
-    return payload([&](QDataStream& s) {
+    return framed([&](QDataStream& s) {
         s << quint8(kPage) << qint32(index) << bool(lines != nullptr);
         if (!lines) return;
         s << qint32(lines->lines.size());
@@ -62,17 +67,21 @@ QByteArray encode_pdf_page(int index, const PdfPageLines* lines) {
 }
 
 QByteArray encode_pdf_title(const QString& title) {
-    return payload([&](QDataStream& s) { s << quint8(kTitle) << title; });
+    return framed([&](QDataStream& s) { s << quint8(kTitle) << title; });
 }
 
 QByteArray encode_pdf_failure(PdfOpenFailure failure) {
-    return payload([&](QDataStream& s) { s << quint8(kFailure) << qint32(failure); });
+    return framed([&](QDataStream& s) { s << quint8(kFailure) << qint32(failure); });
+}
+
+uint32_t frame_length(const char* prefix) {
+    const auto* b = reinterpret_cast<const unsigned char*>(prefix);
+    return (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | uint32_t(b[3]);
 }
 
 std::optional<QByteArray> FrameSplitter::next(bool* malformed) {
     if (buffer_.size() < 4) return std::nullopt;
-    const auto* b = reinterpret_cast<const unsigned char*>(buffer_.constData());
-    const uint32_t n = (uint32_t(b[0]) << 24) | (uint32_t(b[1]) << 16) | (uint32_t(b[2]) << 8) | uint32_t(b[3]);
+    const uint32_t n = frame_length(buffer_.constData());
     if (n > kMaxPdfWireFrame) {
         *malformed = true;
         return std::nullopt;

@@ -18,15 +18,21 @@ namespace precis {
 // bounded by IngestOptions::max_bytes, which is below it).
 inline constexpr uint32_t kMaxPdfWireFrame = 512u * 1024 * 1024;
 
-QByteArray frame(const QByteArray& payload);  // the length prefix and the payload
-
+// Each encoder returns a whole frame, its length prefix written in place: the request
+// carries the file, which is not copied again to be framed.
 QByteArray encode_pdf_request(const QString& password, const QByteArray& bytes);
-bool decode_pdf_request(const QByteArray& payload, QString* password, QByteArray* bytes);
-
 QByteArray encode_pdf_opened(int page_count);
 QByteArray encode_pdf_page(int index, const PdfPageLines* lines);
 QByteArray encode_pdf_title(const QString& title);
 QByteArray encode_pdf_failure(PdfOpenFailure failure);
+
+// A frame of any payload (a malformed one, in tests).
+QByteArray frame(const QByteArray& payload);
+// The payload length a frame's 4-byte prefix gives.
+uint32_t frame_length(const char* prefix);
+
+// The request's payload (the frame without its length prefix).
+bool decode_pdf_request(const QByteArray& payload, QString* password, QByteArray* bytes);
 
 // Splits a byte stream into frame payloads.
 class FrameSplitter {

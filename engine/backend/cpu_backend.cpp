@@ -60,22 +60,18 @@ public:
         check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
         if (rows == 0) return;
         const int threads = (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
-        const auto columns = [&](int t, int nt) {
-            // Column slices aligned to 16 floats keep each thread's writes on its own cache lines.
-            const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
-            linear_block(x, rows, in, w, b, out, c0, c1, y);
-        };
-        // Decoder steps: dozens of short products back to back, on the worker team (worker_team.h).
-        if (rows < 32 * threads) return run_on_team(threads, columns);
+        // Decoder steps (few rows): dozens of short products back to back, split by output
+        // features on the worker team (worker_team.h).
+        if (rows < 32 * threads)
+            return run_on_team(threads, [&](int t, int nt) {
+                const auto [c0, c1] = column_part(out, t, nt);
+                linear_block(x, rows, in, w, b, out, c0, c1, y);
+            });
 #pragma omp parallel num_threads(threads)
         {
             const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-            if (rows >= 32 * nt) {
-                const int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
-                linear_block(x + r0 * in, r1 - r0, in, w, b, out, 0, out, y + r0 * out);
-            } else {
-                columns(t, nt);
-            }
+            const int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
+            linear_block(x + r0 * in, r1 - r0, in, w, b, out, 0, out, y + r0 * out);
         }
     }
 

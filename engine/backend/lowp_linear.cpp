@@ -151,8 +151,7 @@ void lowp_gemv(const float* x, int64_t rows, int64_t in, const WeightRef& w, con
     // A decoder step runs dozens of these back to back: on the worker team (worker_team.h).
     const int threads = rows * in * out < (1 << 16) ? 1 : omp_get_max_threads();
     run_on_team(threads, [&](int t, int nt) {
-        // Column slices aligned to 16 outputs keep each thread's writes on its own cache lines.
-        const int64_t c0 = (out * t / nt) / 16 * 16, c1 = t + 1 == nt ? out : (out * (t + 1) / nt) / 16 * 16;
+        const auto [c0, c1] = column_part(out, t, nt);
         if (c1 > c0) {
             if (int16_rows)
                 int8_gemv_columns(rounded, rows, in, w, b, out, c0, c1, y);

@@ -83,6 +83,16 @@ void run_on_team(int threads, Fn&& fn) {
         const_cast<void*>(static_cast<const void*>(&fn)));
 }
 
+// Part t of nt of the columns [0, n) of a product: every boundary but the last rounded
+// down to a multiple of 16 floats, so each part writes its own cache lines. A part may be
+// empty when n is small.
+struct ColumnPart {
+    int64_t begin, end;
+};
+inline ColumnPart column_part(int64_t n, int t, int nt) {
+    return {(n * t / nt) / 16 * 16, t + 1 == nt ? n : (n * (t + 1) / nt) / 16 * 16};
+}
+
 // fn(i, t) for every i in [0, count), split into `threads` even runs of consecutive i
 // (t: the part, for per-part scratch), on the shared team.
 template <class Fn>

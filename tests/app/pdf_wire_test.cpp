@@ -35,9 +35,9 @@ bool apply_stream(const QByteArray& stream, size_t chunk, PdfPagesCollector* sin
 
 TEST(PdfWire, PagesAndTitleArriveWholeHoweverTheStreamIsCut) {
     const PdfPageLines lines = sample_lines();
-    const QByteArray stream = frame(encode_pdf_opened(3)) + frame(encode_pdf_page(0, &lines)) +
-                              frame(encode_pdf_page(1, nullptr)) + frame(encode_pdf_page(2, &lines)) +
-                              frame(encode_pdf_title(QStringLiteral("Annual Report")));
+    const QByteArray stream = encode_pdf_opened(3) + encode_pdf_page(0, &lines) +
+                              encode_pdf_page(1, nullptr) + encode_pdf_page(2, &lines) +
+                              encode_pdf_title(QStringLiteral("Annual Report"));
     for (size_t chunk : {size_t(1), size_t(3), size_t(7), size_t(4096)}) {
         PdfPagesCollector sink;
         ASSERT_TRUE(apply_stream(stream, chunk, &sink)) << "chunk " << chunk;
@@ -57,7 +57,7 @@ TEST(PdfWire, PagesAndTitleArriveWholeHoweverTheStreamIsCut) {
 TEST(PdfWire, AFileThatDidNotOpenArrivesAsItsReason) {
     PdfPagesCollector sink;
     PdfOpenFailure failure = PdfOpenFailure::None;
-    ASSERT_TRUE(apply_stream(frame(encode_pdf_failure(PdfOpenFailure::WrongPassword)), 2, &sink, &failure));
+    ASSERT_TRUE(apply_stream(encode_pdf_failure(PdfOpenFailure::WrongPassword), 2, &sink, &failure));
     EXPECT_EQ(failure, PdfOpenFailure::WrongPassword);
     EXPECT_FALSE(sink.result().complete);
 }
@@ -65,7 +65,10 @@ TEST(PdfWire, AFileThatDidNotOpenArrivesAsItsReason) {
 TEST(PdfWire, TheRequestCarriesPasswordAndBytesExactly) {
     static const char kBytes[] = "%PDF-1.7\0\xff\x01 binary";  // a NUL and bytes that are not UTF-8
     const QByteArray bytes(kBytes, sizeof kBytes - 1);
-    const QByteArray payload = encode_pdf_request(QStringLiteral("pässwörd"), bytes);
+    const QByteArray request = encode_pdf_request(QStringLiteral("pässwörd"), bytes);
+    ASSERT_GE(request.size(), 4);
+    EXPECT_EQ(frame_length(request.constData()), uint32_t(request.size() - 4));  // framed in place
+    const QByteArray payload = request.mid(4);
     QString password;
     QByteArray got;
     ASSERT_TRUE(decode_pdf_request(payload, &password, &got));
@@ -76,27 +79,27 @@ TEST(PdfWire, TheRequestCarriesPasswordAndBytesExactly) {
 
 TEST(PdfWire, FramesOutOfOrderOrOfUnknownKindAreRefused) {
     const PdfPageLines lines = sample_lines();
-    const QByteArray opened2 = frame(encode_pdf_opened(2));
-    const QByteArray page0 = frame(encode_pdf_page(0, &lines));
-    const QByteArray page1 = frame(encode_pdf_page(1, &lines));
-    const QByteArray title = frame(encode_pdf_title(QStringLiteral("t")));
+    const QByteArray opened2 = encode_pdf_opened(2);
+    const QByteArray page0 = encode_pdf_page(0, &lines);
+    const QByteArray page1 = encode_pdf_page(1, &lines);
+    const QByteArray title = encode_pdf_title(QStringLiteral("t"));
     const struct {
         const char* what;
         QByteArray stream;
     } refused[] = {
         {"a page before the page count", page0},
         {"a page skipped", opened2 + page1},
-        {"a page past the count", opened2 + page0 + page1 + frame(encode_pdf_page(2, &lines))},
+        {"a page past the count", opened2 + page0 + page1 + encode_pdf_page(2, &lines)},
         {"the title before the last page", opened2 + page0 + title},
         {"the page count twice", opened2 + opened2},
-        {"a failure after the file opened", opened2 + frame(encode_pdf_failure(PdfOpenFailure::NotAPdf))},
-        {"a failure that is no reason", frame(encode_pdf_failure(PdfOpenFailure::None))},
+        {"a failure after the file opened", opened2 + encode_pdf_failure(PdfOpenFailure::NotAPdf)},
+        {"a failure that is no reason", encode_pdf_failure(PdfOpenFailure::None)},
         {"anything after the end", opened2 + page0 + page1 + title + title},
-        {"no pages", frame(encode_pdf_opened(0))},
-        {"a page count no file has", frame(encode_pdf_opened(5'000'000))},
+        {"no pages", encode_pdf_opened(0)},
+        {"a page count no file has", encode_pdf_opened(5'000'000)},
         {"an unknown kind", frame(QByteArray("Zjunk"))},
         {"an empty frame", frame(QByteArray())},
-        {"a page cut short", opened2 + frame(encode_pdf_page(0, &lines).left(20))},
+        {"a page cut short", opened2 + frame(encode_pdf_page(0, &lines).mid(4, 20))},
         {"a length over the limit", QByteArray("\x7f\xff\xff\xff", 4)},
     };
     for (const auto& r : refused) {
