@@ -11,6 +11,7 @@
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/input_text.h"
+#include "kernels/backend_factory.h"
 #include "kernels/device_query.h"
 
 namespace precis::cli {
@@ -32,7 +33,7 @@ std::set<std::string> generation_flag_names() { return {"--early-stopping"}; }
 std::set<std::string> summarize_option_names() {
     std::set<std::string> names = attention_option_names();
     names.merge(generation_option_names());
-    names.insert({"--model", "--device", "--compute-type"});
+    names.insert({"--model", "--device", "--dtype", "--compute-type"});
     return names;
 }
 
@@ -153,23 +154,13 @@ GenerationConfig generation_from_flags(const Model& model, const Arguments& args
 }
 
 std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* device_name) {
-    const std::string want = args.value_or("--device", "auto");
-    if (want != "auto" && want != "cpu" && want != "cuda")
-        throw Error("--device must be auto, cpu or cuda, not '" + want + "'");
-    if (want != "cpu") {
-        std::string why;
-        auto devices = cuda::list_devices(&why);
-        if (!devices.empty()) {
-            // The CUDA backend's kernels are not part of this build yet: say so plainly.
-            std::cerr << "precis: found " << devices[0].name
-                      << ", but this build has no CUDA inference backend yet; running on the CPU\n";
-        } else if (want == "cuda") {
-            std::cerr << "precis: no usable CUDA device (" << why << "); running on the CPU\n";
-        }
-    }
-    set_cpu_threads(0);
-    if (device_name) *device_name = "cpu";
-    return std::shared_ptr<Backend>(make_cpu_backend());
+    BackendRequest request;
+    request.device = args.value_or("--device", "auto");
+    request.dtype = args.value_or("--dtype", "fp32");
+    const BackendChoice choice = make_backend(request);
+    if (!choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
+    if (device_name) *device_name = choice.device;
+    return choice.backend;
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "app/worker/compute_type_setting.h"
 #include "engine/core/error.h"
 #include "engine/model/encoder.h"
+#include "kernels/backend_factory.h"
 #include "kernels/device_query.h"
 
 namespace precis {
@@ -169,15 +170,15 @@ SummarizeOptions summarize_options_for(const EngineSettings& s, const Model& mod
 }
 
 DeviceChoice choose_device(const QString& requested) {
-    if (requested == "cpu") return {"cpu", {}};
-    std::string why;
-    const auto devices = cuda::list_devices(&why);
-    if (!devices.empty())
-        return {"cpu", QString::fromStdString("Found " + devices[0].name +
-                                              ", but this build has no CUDA inference backend; running on the CPU.")};
-    if (requested == "cuda")
-        return {"cpu", QString::fromStdString("No usable CUDA device (" + why + "); running on the CPU.")};
-    return {"cpu", {}};
+    BackendRequest request;
+    request.device = requested.toStdString();
+    const BackendChoice c = make_backend(request);
+    QString notice = QString::fromStdString(c.notice);
+    if (!notice.isEmpty()) {  // a sentence for the window: capitalized, with its full stop
+        notice[0] = notice[0].toUpper();
+        if (!notice.endsWith('.')) notice += '.';
+    }
+    return {QString::fromStdString(c.device), notice, c.backend};
 }
 
 }  // namespace precis

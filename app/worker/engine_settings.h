@@ -4,6 +4,8 @@
 // persist in QSettings, and how they turn into the engine's LoadOptions and
 // SummarizeOptions. Qt Core only: the settings dialog edits an EngineSettings, the worker
 // thread applies it.
+#include <memory>
+
 #include <QString>
 
 #include <filesystem>
@@ -18,6 +20,8 @@
 class QSettings;
 
 namespace precis {
+
+class Backend;
 
 struct EngineSettings {
     QString method = "auto";      // "auto" (neural when a model is installed), "extractive" or "neural"
@@ -83,11 +87,13 @@ LoadOptions load_options_for(const EngineSettings& s, const ResolvedModel& where
 // decoder's positions, ...).
 SummarizeOptions summarize_options_for(const EngineSettings& s, const Model& model);
 
-// The device the run will actually use ("cpu" in this build) and, when that differs from
-// the request, a one-sentence notice for the user; empty otherwise.
+// The backend for the requested device ("auto", "cpu", "cuda"), the device it runs on as the
+// library records it ("cpu", "cuda:0 NVIDIA H200 (fp32)") and, when that differs from the
+// request, a one-sentence notice for the user; empty otherwise.
 struct DeviceChoice {
     QString device;
     QString notice;
+    std::shared_ptr<Backend> backend;
 };
 DeviceChoice choose_device(const QString& requested);
 

@@ -1,3 +1,4 @@
+#include "engine/backend/model_runner.h"
 #include "app/worker/engine_worker.h"
 
 
@@ -82,11 +83,24 @@ void EngineWorker::request_cancel(quint64 up_to_ticket) {
 }
 
 std::shared_ptr<Backend> EngineWorker::backend() {
-    if (!backend_) {
-        set_cpu_threads(0);
-        backend_ = std::shared_ptr<Backend>(make_cpu_backend());
-    }
+    if (!backend_) use_device(QStringLiteral("auto"));
     return backend_;
+}
+
+// One backend per device setting, kept from run to run: the GPU's weights are uploaded once.
+const DeviceChoice& EngineWorker::use_device(const QString& requested) {
+    if (!backend_ || requested != device_request_) {
+        device_ = choose_device(requested);
+        backend_ = device_.backend;
+        device_request_ = requested;
+    }
+    return device_;
+}
+
+QString EngineWorker::device_in_use() const {
+    // After a GPU failure the backend runs on the CPU: the library records where it ran.
+    if (backend_ && backend_->runner()) return QString::fromStdString(backend_->runner()->device_name());
+    return QStringLiteral("cpu");
 }
 
 bool EngineWorker::is_cancelled(quint64 ticket) const { return cancelled_up_to_.load() >= ticket; }
@@ -109,8 +123,7 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
     load.cache_quantized_weights = !load.weight_cache_fallback.empty();
     run.model = models_->get(run.where.dir, load);
     run.options = summarize_options_for(settings, *run.model);
-    run.device = choose_device(settings.device);
-    backend();
+    run.device = use_device(settings.device);
     const QString attention = QString::fromLatin1(encoder_attention_name(run.options.attention.kind));
     if (announced_extractive_ || announced_model_.lock() != run.model || attention != announced_attention_) {
         announced_extractive_ = false;
@@ -153,6 +166,7 @@ void EngineWorker::announce_extractive(const EngineSettings& settings) {
 
 RunCallbacks EngineWorker::callbacks_for(quint64 ticket, const Model* model, qint64 document_id) {
     RunCallbacks cb;
+    cb.on_notice = [this](const std::string& line) { emit notice(QString::fromStdString(line)); };
     cb.should_abort = [this, ticket] { return is_cancelled(ticket); };
     cb.progress = [this](RunStage stage, int done, int total) { emit progress(stage_text(stage, done, total), done, total); };
     if (model && model->tokenizer())
@@ -237,7 +251,7 @@ void EngineWorker::summarize(quint64 ticket, qint64 document_id, const EngineSet
         // A cancel that arrived as the last token came out still means "do not keep it".
         cb.check_abort();
         const SummaryRecord record =
-            make_summary_record(document_id, doc->text, doc->page_offsets, *run.model, r, run.options, run.device.device);
+            make_summary_record(document_id, doc->text, doc->page_offsets, *run.model, r, run.options, device_in_use());
         SummaryOutcome out;
         out.summary_id = library().add_summary(record);
         out.document_id = document_id;
@@ -318,7 +332,7 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
             run = prepare(request.settings);
             summarizer = std::make_unique<Summarizer>(run->model, backend_);
             opts.summarize = run->options;
-            opts.device = run->device.device;
+            opts.device = device_in_use();
         }
         if (request.classify) opts.classifier = load_classifier(request.settings, &opts.classify);
         BatchCallbacks cb;

@@ -72,7 +72,9 @@ private:
     Run prepare(const EngineSettings& settings);
     // Reports the extractive "model" (once, like prepare() does for a real one).
     void announce_extractive(const EngineSettings& settings);
-    std::shared_ptr<Backend> backend();  // the CPU backend, made on first use
+    std::shared_ptr<Backend> backend();  // the current device's backend (auto on first use)
+    const DeviceChoice& use_device(const QString& requested);
+    QString device_in_use() const;
     // The classifier settings.classifier names, loaded (kept apart from the summarizer's
     // model, so classifying and summarizing in turn reload neither), and its options.
     std::shared_ptr<const Classifier> load_classifier(const EngineSettings& settings, ClassifyOptions* options);
@@ -87,6 +89,8 @@ private:
     std::shared_ptr<ModelCache> models_;
     std::shared_ptr<ModelCache> classifiers_;
     std::shared_ptr<Backend> backend_;
+    QString device_request_;
+    DeviceChoice device_;
     std::weak_ptr<const Model> announced_model_;  // the model last reported by model_ready
     QString announced_attention_;
     bool announced_extractive_ = false;

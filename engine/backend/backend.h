@@ -55,6 +55,11 @@ public:
     // Frees the working memory the calling thread's products grew to (the encoder's, sized
     // by the longest input), so that decoding does not carry it; the next product regrows it.
     virtual void release_scratch() {}
+
+    // A backend that holds whole runs on a device returns its runner (model_runner.h);
+    // the CPU backend has none. After runner_failed() a backend runs on its CPU ops only.
+    virtual class ModelRunner* runner() { return nullptr; }
+    virtual void runner_failed(const std::string& /*why*/) {}
 };
 
 // The CPU backend (OpenBLAS for products, OpenMP over rows for the rest).

@@ -7,67 +7,13 @@
 #include <cstring>
 #include <numeric>
 
+#include "engine/generate/hypothesis_set.h"
 #include "engine/generate/search.h"
 #include "engine/model/decoder.h"
 #include "engine/model/model.h"
 
 namespace precis {
 
-namespace {
-
-struct Hypothesis {
-    float score;
-    std::vector<int64_t> tokens;
-};
-
-// The best `beams` finished hypotheses of one batch item.
-class HypothesisSet {
-public:
-    HypothesisSet(int beams, double length_penalty) : beams_(beams), penalty_(length_penalty) {}
-
-    int size() const { return int(hyps_.size()); }
-
-    void add(std::vector<int64_t> tokens, float sum_logprobs, int generated_len) {
-        const float score = float(sum_logprobs / std::pow(double(generated_len), penalty_));
-        if (size() < beams_ || score > worst_) {
-            hyps_.push_back({score, std::move(tokens)});
-            if (size() > beams_) {
-                auto worst = std::min_element(hyps_.begin(), hyps_.end(),
-                                              [](const Hypothesis& a, const Hypothesis& b) { return a.score < b.score; });
-                hyps_.erase(worst);
-                worst_ = std::min_element(hyps_.begin(), hyps_.end(), [](const Hypothesis& a, const Hypothesis& b) {
-                             return a.score < b.score;
-                         })->score;
-            } else {
-                worst_ = std::min(score, worst_);
-            }
-        }
-    }
-
-    // HF's is_done with early_stopping true / false ("heuristic").
-    bool is_done(float best_sum_logprobs, int cur_len, bool early_stopping) const {
-        if (size() < beams_) return false;
-        if (early_stopping) return true;
-        const float highest = float(best_sum_logprobs / std::pow(double(cur_len - 1), penalty_));
-        return worst_ >= highest;
-    }
-
-    // The highest score; on ties the hypothesis added last (Python's stable sort + pop).
-    const Hypothesis& best() const {
-        size_t b = 0;
-        for (size_t i = 1; i < hyps_.size(); ++i)
-            if (hyps_[i].score >= hyps_[b].score) b = i;
-        return hyps_[b];
-    }
-
-private:
-    int beams_;
-    double penalty_;
-    float worst_ = 1e9f;
-    std::vector<Hypothesis> hyps_;
-};
-
-}  // namespace
 
 GenerationResult beam_search(const Model& model, Backend& backend, const EncoderOutput& encoded,
                              const GenerationConfig& cfg, const RunCallbacks& cb) {
@@ -93,6 +39,8 @@ GenerationResult beam_search(const Model& model, Backend& backend, const Encoder
     std::vector<float> next_scores(static_cast<size_t>(rows));
     std::vector<std::vector<int64_t>> next_seqs(static_cast<size_t>(rows));
     const int keep = 2 * K;
+    std::vector<float> top_scores(static_cast<size_t>(keep));
+    BeamStepChoice choice;
     GenerationResult res;
     int cur_len = 1;
     while (true) {
@@ -121,24 +69,14 @@ GenerationResult beam_search(const Model& model, Backend& backend, const Encoder
             std::partial_sort(order.begin(), order.begin() + keep, order.end(), [&](int64_t a, int64_t b) {
                 return flat[a] > flat[b] || (flat[a] == flat[b] && a < b);
             });
-            int filled = 0;
-            for (int rank = 0; rank < keep && filled < K; ++rank) {
-                const int64_t idx = order[size_t(rank)];
-                const int beam = int(idx / V);
-                const int64_t token = idx % V;
-                const int src = i * K + beam;
-                if (token == cfg.eos_token_id) {
-                    if (rank >= K) continue;
-                    hyps[size_t(i)].add(seqs[size_t(src)], flat[idx], cur_len);
-                } else {
-                    parents[size_t(i * K + filled)] = src;
-                    next_tokens[size_t(i * K + filled)] = token;
-                    next_scores[size_t(i * K + filled)] = flat[idx];
-                    ++filled;
-                }
+            for (int rank = 0; rank < keep; ++rank) top_scores[size_t(rank)] = flat[order[size_t(rank)]];
+            done[size_t(i)] = choose_beams(top_scores.data(), order.data(), keep, K, V, cfg.eos_token_id, i * K, cur_len,
+                                           cfg.early_stopping, seqs, hyps[size_t(i)], choice);
+            for (int b = 0; b < K; ++b) {
+                parents[size_t(i * K + b)] = choice.parents[size_t(b)];
+                next_tokens[size_t(i * K + b)] = choice.tokens[size_t(b)];
+                next_scores[size_t(i * K + b)] = choice.scores[size_t(b)];
             }
-            const float best = flat[order[0]];
-            done[size_t(i)] = hyps[size_t(i)].is_done(best, cur_len + 1, cfg.early_stopping);
         }
         for (int r = 0; r < rows; ++r) {
             next_seqs[size_t(r)] = seqs[size_t(parents[size_t(r)])];
@@ -155,21 +93,7 @@ GenerationResult beam_search(const Model& model, Backend& backend, const Encoder
         cb.report(RunStage::Generating, cur_len - 1, max_length - 1);
         if (std::all_of(done.begin(), done.end(), [](char d) { return d != 0; }) || cur_len >= max_length) break;
     }
-    // Finalize: open beams of unfinished items become hypotheses too.
-    for (int i = 0; i < items; ++i) {
-        if (done[size_t(i)]) continue;
-        for (int b = 0; b < K; ++b) {
-            const int r = i * K + b;
-            hyps[size_t(i)].add(seqs[size_t(r)], beam_scores[size_t(r)], int(seqs[size_t(r)].size()) - 1);
-        }
-    }
-    for (int i = 0; i < items; ++i) {
-        const Hypothesis& h = hyps[size_t(i)].best();
-        std::vector<int64_t> out = h.tokens;
-        if (int(out.size()) < max_length) out.push_back(cfg.eos_token_id);
-        res.sequences.push_back(std::move(out));
-        res.sequence_scores.push_back(h.score);
-    }
+    finish_beam_search(seqs, beam_scores, done, hyps, K, max_length, cfg.eos_token_id, res);
     return res;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/backend/model_runner.h"
 #include "engine/generate/search.h"
 
 namespace precis {
@@ -11,8 +12,15 @@ GenerationResult generate(const Model& model, Backend& backend, const EncoderOut
                           const GenerationConfig& cfg, const RunCallbacks& callbacks, bool keep_step_scores) {
     check(cfg.num_beams >= 1, "generation: num_beams must be at least 1");
     check(effective_max_length(cfg) >= 2, "generation: max_length must leave room for one token");
-    if (cfg.num_beams == 1) return greedy_search(model, backend, encoded, cfg, callbacks, keep_step_scores);
-    return beam_search(model, backend, encoded, cfg, callbacks);
+    // The device search keeps its scores on the device: a request for every step's scores
+    // (parity checks) runs on the CPU.
+    return run_on_device_or_cpu(
+        backend, callbacks, !keep_step_scores,
+        [&](ModelRunner& runner) { return runner.generate(model, encoded, cfg, callbacks, keep_step_scores); },
+        [&] {
+            if (cfg.num_beams == 1) return greedy_search(model, backend, encoded, cfg, callbacks, keep_step_scores);
+            return beam_search(model, backend, encoded, cfg, callbacks);
+        });
 }
 
 Tensor pad_sequences(const std::vector<std::vector<int64_t>>& seqs, int64_t pad) {

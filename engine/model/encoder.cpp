@@ -7,6 +7,7 @@
 
 #include "engine/model/encoder_self_attention.h"
 #include "engine/backend/backend.h"
+#include "engine/backend/model_runner.h"
 #include "engine/core/checked.h"
 #include "engine/model/model.h"
 
@@ -53,9 +54,11 @@ AttentionOptions native_attention_options(const Model& model) {
     return a;
 }
 
-EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std::vector<int64_t>>& ids,
-                          const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
-                          const RunCallbacks& cb, bool keep_layer_states) {
+namespace {
+
+EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vector<std::vector<int64_t>>& ids,
+                                 const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                                 const RunCallbacks& cb, bool keep_layer_states) {
     const ModelConfig& cfg = model.config();
     const BartWeights& w = model.weights();
     const int64_t D = cfg.d_model, F = cfg.encoder_ffn_dim;
@@ -168,6 +171,26 @@ EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std
     // tokens of bart-base int8); decoding needs a fraction of it, so it is not kept alive.
     be.release_scratch();
     return result;
+}
+
+}  // namespace
+
+EncoderRowPlan plan_encoder_row(const ModelConfig& cfg, const AttentionOptions& attention, int length) {
+    const RowPlan p = plan_row(cfg, attention, length);
+    return {p.global, p.padded, p.sparse};
+}
+
+EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std::vector<int64_t>>& ids,
+                          const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                          const RunCallbacks& cb, bool keep_layer_states) {
+    return run_on_device_or_cpu(
+        be, cb, true,
+        [&](ModelRunner& runner) {
+            if (!runner.supports(attention))
+                return run_encoder_on_cpu(model, be, ids, masks, attention, cb, keep_layer_states);
+            return runner.encode(model, ids, masks, attention, cb, keep_layer_states);
+        },
+        [&] { return run_encoder_on_cpu(model, be, ids, masks, attention, cb, keep_layer_states); });
 }
 
 }  // namespace precis

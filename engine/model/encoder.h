@@ -3,6 +3,7 @@
 // padding), post-LN layers with a pluggable self-attention, and the hand-over to the
 // decoder (lsg-spec sections 2 and 4).
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/core/tensor.h"
@@ -21,6 +22,9 @@ struct EncodedRow {
     int padded_length = 0;            // after LSG adaptive padding
     int num_global = 0;               // global rows prepended (0 for plain BART)
     bool sparse_path = false;         // LSG block-sparse path taken (else full attention)
+    // Set by a device runner: its own copy of `memory` (and mask), which its decoder reads
+    // in place; opaque to everything else.
+    std::shared_ptr<const void> device_memory;
 };
 
 struct EncoderOutput {
@@ -33,6 +37,17 @@ struct EncoderOutput {
 EncoderOutput run_encoder(const Model& model, Backend& backend, const std::vector<std::vector<int64_t>>& ids,
                           const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                           const RunCallbacks& callbacks, bool keep_layer_states = false);
+
+// How one input row is laid out for the encoder: global rows prepended, the padded length
+// (LSG adaptive padding) and whether the LSG block-sparse path runs. Throws precis::Error as
+// run_encoder does (LSG attention on a plain checkpoint, a length not a multiple of the
+// block size with adaptive padding off).
+struct EncoderRowPlan {
+    int global = 0;
+    int padded = 0;
+    bool sparse = false;
+};
+EncoderRowPlan plan_encoder_row(const ModelConfig& cfg, const AttentionOptions& attention, int length);
 
 // Attention options for a model as saved (LSG settings from its config).
 AttentionOptions native_attention_options(const Model& model);

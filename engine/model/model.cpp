@@ -1,3 +1,4 @@
+#include <atomic>
 #include "engine/model/model.h"
 
 #include <sstream>
@@ -96,6 +97,11 @@ BartWeights Model::load_weights(const fs::path& dir, ModelConfig& cfg, const Loa
     weights = BartWeights();  // let the checkpoint's mapping go before the cache is mapped
     if (std::optional<BartWeights> cached = from_cache()) return std::move(*cached);
     return from_checkpoint();
+}
+
+uint64_t Model::next_instance_id() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
 }
 
 std::shared_ptr<const Model> Model::load(const fs::path& dir, const LoadOptions& opts) {

@@ -52,6 +52,9 @@ public:
         return config_.is_lsg ? EncoderAttention::Lsg : EncoderAttention::Full;
     }
     size_t parameter_count() const;
+    // Unique per loaded instance in this process (never reused, unlike an address): a device
+    // backend keys the weights it uploaded by it.
+    uint64_t instance_id() const { return instance_id_; }
     ComputeType compute_type() const { return weights_.compute_type; }
     // What loading did that a person may want to know, one sentence each: weights cached
     // for the next load, a cache that could not be written or was damaged.
@@ -68,6 +71,8 @@ private:
     std::filesystem::path path_;
     std::string name_;
     std::vector<std::string> load_notes_;
+    uint64_t instance_id_ = next_instance_id();
+    static uint64_t next_instance_id();
 };
 
 }  // namespace precis

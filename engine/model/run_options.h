@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/model/config.h"
@@ -43,11 +44,15 @@ struct RunCallbacks {
     std::function<void(int item, const std::vector<int64_t>& tokens)> on_tokens;
     // Cooperative cancel, checked between layers and between tokens.
     std::function<bool()> should_abort;
+    // One line for the person running (e.g. "the GPU ran out of memory; running on the CPU").
+    // Unset: written to stderr.
+    std::function<void(const std::string&)> on_notice;
 
     void report(RunStage s, int done, int total) const {
         if (progress) progress(s, done, total);
     }
     void check_abort() const;  // throws precis::Cancelled when should_abort() says so
+    void notice(const std::string& line) const;
 };
 
 }  // namespace precis

@@ -1,0 +1,66 @@
+#pragma once
+// A backend that holds a whole run on its own device (the CUDA backend) hands the model's
+// encoder and generation a runner: the weights live there, and so do the activations, the
+// caches and the search's scores; only ids, candidates and the encoder output come back.
+// run_encoder() and generate() go through it when the backend has one, and fall back to the
+// CPU ops, with one line saying so, when the device fails (out of memory, a CUDA error).
+#include <string>
+
+#include "engine/backend/backend.h"
+#include "engine/core/error.h"
+#include "engine/generate/generation.h"
+#include "engine/model/encoder.h"
+
+namespace precis {
+
+// What a device runner throws when the device cannot go on; the message names the call.
+class DeviceFailure : public Error {
+public:
+    using Error::Error;
+};
+
+// What a device run measured, for `precis bench`.
+struct RunnerStats {
+    double encoder_product_seconds = 0;  // the last encode's matrix products alone (device time)
+    double encoder_seconds = 0;          // the last encode, device time
+    uint64_t peak_device_bytes = 0;      // most device memory the runner held at once since reset
+};
+
+class ModelRunner {
+public:
+    virtual ~ModelRunner() = default;
+    virtual RunnerStats stats() const = 0;
+    virtual void reset_stats() = 0;
+    // Timing the products costs a few events per layer: off unless a benchmark asks.
+    virtual void set_profiling(bool on) = 0;
+    // "cuda:0 NVIDIA H200 (fp16)"
+    virtual std::string device_name() const = 0;
+    // Whether this run can be held on the device (an attention capture for the panel, for
+    // example, is recorded by the CPU code only).
+    virtual bool supports(const AttentionOptions& attention) const = 0;
+    virtual EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
+                                 const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                                 const RunCallbacks& callbacks, bool keep_layer_states) = 0;
+    virtual GenerationResult generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
+                                      const RunCallbacks& callbacks, bool keep_step_scores) = 0;
+};
+
+// Runs `on_device` on the backend's runner when it has one and `eligible`; when the device
+// fails, tells the person once (through the callbacks), turns the runner off and runs
+// `on_cpu` instead, so the work still finishes.
+template <class OnDevice, class OnCpu>
+auto run_on_device_or_cpu(Backend& backend, const RunCallbacks& callbacks, bool eligible, OnDevice on_device,
+                          OnCpu on_cpu) -> decltype(on_cpu()) {
+    if (ModelRunner* runner = backend.runner(); runner && eligible) {
+        try {
+            return on_device(*runner);
+        } catch (const DeviceFailure& e) {
+            const std::string why = e.what();
+            backend.runner_failed(why);
+            callbacks.notice(why + "; running on the CPU");
+        }
+    }
+    return on_cpu();
+}
+
+}  // namespace precis

@@ -1,0 +1,46 @@
+#pragma once
+// The decoder's attention on the device: the self-attention cache (append, causal attention
+// of the new positions over it, beam reorder) and cross-attention whose keys/values are
+// computed once per document and read by all of that document's beams.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/device_buffer.h"
+#include "kernels/ops/precision.h"
+
+namespace precis::cuda {
+
+// Cache layout of one layer's keys (or values): [rows, max_len, D], D = heads*head_dim.
+// Writes new[r*new_len + i, :] to cache[r, length + i, :] for every row r.
+void append_to_cache(Precision p, const void* fresh, void* cache, int rows, int new_len, int length, int max_len,
+                     int64_t D, cudaStream_t stream);
+
+// Causal self-attention: query i of row r (q [rows*new_len, D]) attends to cache positions
+// [0, length + i] of row r, scores q.k * scale in float32. out [rows*new_len, D].
+void cached_self_attention(Precision p, const void* q, const void* k_cache, const void* v_cache, int rows,
+                           int new_len, int length, int max_len, int heads, int head_dim, float scale, void* out,
+                           cudaStream_t stream);
+
+// Cross-attention: query row r (q [rows, D]) attends to the memory of item item_of_row[r]:
+// keys/values rows [offset[item], offset[item+1]) of k_mem/v_mem [total, D], with the additive
+// mask mem_mask[total] (float32). All device pointers. out [rows, D].
+void cross_attention(Precision p, const void* q, int rows, const int32_t* item_of_row, const int32_t* offsets,
+                     const void* k_mem, const void* v_mem, const float* mem_mask, int heads, int head_dim,
+                     float scale, void* out, cudaStream_t stream);
+
+// Beam reorder: afterwards row r of every cache holds what row parents[r] held, for the first
+// `length` positions. Rows with parents[r] == r are not touched, and a parent that is itself
+// overwritten is saved to `scratch` first (grown as needed); nothing else is copied.
+// caches: host array of device pointers (every layer's keys and values).
+class CacheReorder {
+public:
+    void run(Precision p, const std::vector<void*>& caches, const std::vector<int>& parents, int length,
+             int max_len, int64_t D, cudaStream_t stream);
+
+private:
+    DeviceBuffer scratch_, moves_;
+};
+
+}  // namespace precis::cuda

@@ -1,0 +1,243 @@
+// Row-wise kernels (elementwise.h). Storage is float32, fp16 or bf16; every value is widened
+// to float32 as it is read and rounded once as it is written, so the only difference from the
+// CPU backend's float32 ops is that one final rounding (and reduction order in LayerNorm).
+#include "kernels/ops/elementwise.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "engine/core/error.h"
+#include "kernels/cuda_check.h"
+
+namespace precis::cuda {
+
+namespace {
+
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <class T>
+__device__ __forceinline__ T from_f32(float v);
+template <>
+__device__ __forceinline__ float from_f32<float>(float v) {
+    return v;
+}
+template <>
+__device__ __forceinline__ __half from_f32<__half>(float v) {
+    return __float2half_rn(v);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
+    return __float2bfloat16_rn(v);
+}
+
+// Elementwise launches: enough blocks to fill any current GPU, the rest by grid-stride loops
+// (a block count from n alone would overflow grid limits for huge n and waste launches).
+constexpr int kThreads = 256;
+constexpr int64_t kMaxBlocks = 65535;
+
+unsigned blocks_for(int64_t n) { return unsigned(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks)); }
+
+// Calls f.template operator()<T>() with T the storage type of p, so each op is written once.
+template <class F>
+void dispatch(Precision p, F&& f) {
+    switch (p) {
+        case Precision::F32: return f.template operator()<float>();
+        case Precision::F16: return f.template operator()<__half>();
+        case Precision::BF16: return f.template operator()<__nv_bfloat16>();
+    }
+    throw Error("unknown precision " + std::to_string(int(p)));
+}
+
+void check_precision(Precision p, const char* op) {
+    check(p == Precision::F32 || p == Precision::F16 || p == Precision::BF16,
+          std::string(op) + ": unknown precision " + std::to_string(int(p)));
+}
+
+// ---- embed ---------------------------------------------------------------------------------
+
+template <class T>
+__global__ void embed_kernel(const int32_t* __restrict__ ids, int64_t rows, const T* __restrict__ table, int64_t dim,
+                             float scale, const T* __restrict__ positions, int64_t pos_first, int64_t pos_period,
+                             T* __restrict__ out) {
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        const T* e = table + int64_t(ids[r]) * dim;
+        const T* pos = positions ? positions + (pos_first + r % pos_period) * dim : nullptr;
+        T* o = out + r * dim;
+        for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
+            const float v = to_f32(e[i]) * scale;
+            o[i] = from_f32<T>(pos ? v + to_f32(pos[i]) : v);
+        }
+    }
+}
+
+// ---- bias + residual + LayerNorm ------------------------------------------------------------
+
+// Sum over the block; every thread gets the result. `shared` holds one float per warp; the
+// leading __syncthreads lets the caller reuse it for the next reduction.
+__device__ float block_sum(float v, float* shared) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    __syncthreads();
+    if (lane == 0) shared[warp] = v;
+    __syncthreads();
+    v = lane < warps ? shared[lane] : 0.f;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// One block per row. The summed row x + delta + bias is kept in dynamic shared memory when it
+// fits (cache != 0), else recomputed from global memory in each pass. Mean and biased variance
+// are two passes in float32, as the CPU backend (and PyTorch) compute them: one-pass E[x^2] -
+// E[x]^2 loses digits on rows with a large mean, which residual streams have.
+template <class T>
+__global__ void add_layer_norm_kernel(T* x, const T* __restrict__ delta, const float* __restrict__ delta_bias,
+                                      int64_t rows, int64_t dim, const float* __restrict__ gamma,
+                                      const float* __restrict__ beta, float eps, int cache) {
+    extern __shared__ float row[];
+    __shared__ float partial[32];
+    for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+        T* xr = x + r * dim;
+        const T* dr = delta ? delta + r * dim : nullptr;
+        auto load = [&](int64_t i) {
+            float v = to_f32(xr[i]);
+            // Same association as the CPU reference when it is handed delta + bias: x + (d + b).
+            if (dr) v += delta_bias ? to_f32(dr[i]) + delta_bias[i] : to_f32(dr[i]);
+            else if (delta_bias) v += delta_bias[i];
+            return v;
+        };
+        float s = 0.f;
+        for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
+            const float v = load(i);
+            if (cache) row[i] = v;
+            s += v;
+        }
+        const float mean = block_sum(s, partial) / float(dim);
+        float q = 0.f;
+        for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
+            const float d = (cache ? row[i] : load(i)) - mean;
+            q += d * d;
+        }
+        const float var = block_sum(q, partial) / float(dim);
+        const float inv = 1.f / sqrtf(var + eps);
+        // Each thread writes only the elements it read, so the in-place update is race-free.
+        for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
+            const float v = cache ? row[i] : load(i);
+            xr[i] = from_f32<T>((v - mean) * inv * gamma[i] + beta[i]);
+        }
+        __syncthreads();  // the next row reuses `row`
+    }
+}
+
+// ---- bias + activation ----------------------------------------------------------------------
+
+// Exact GELU (erf form), as BART and the CPU backend's gelu_erf; erff is within 2 ulp.
+__device__ __forceinline__ float gelu_exact(float v) { return 0.5f * v * (1.f + erff(v * 0.70710678118654752f)); }
+
+template <class T>
+__global__ void bias_activation_kernel(T* y, const float* __restrict__ bias, int64_t total, int64_t n, bool gelu) {
+    for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < total; k += int64_t(gridDim.x) * blockDim.x) {
+        float v = to_f32(y[k]);
+        if (bias) v += bias[k % n];
+        if (gelu) v = gelu_exact(v);
+        y[k] = from_f32<T>(v);
+    }
+}
+
+// ---- conversion -----------------------------------------------------------------------------
+
+template <class S, class D>
+__global__ void convert_kernel(const S* __restrict__ src, D* __restrict__ dst, int64_t n) {
+    for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < n; k += int64_t(gridDim.x) * blockDim.x)
+        dst[k] = from_f32<D>(to_f32(src[k]));
+}
+
+}  // namespace
+
+void embed(Precision p, const int32_t* ids, int64_t rows, const void* table, int64_t vocab, int64_t dim, float scale,
+           const void* positions, int64_t pos_first, int64_t pos_period, void* out, cudaStream_t stream) {
+    check_precision(p, "embed");
+    check(rows >= 0, "embed: rows must not be negative (got " + std::to_string(rows) + ")");
+    check(vocab > 0, "embed: vocab must be positive (got " + std::to_string(vocab) + ")");
+    check(dim > 0, "embed: dim must be positive (got " + std::to_string(dim) + ")");
+    if (positions) {
+        check(pos_first >= 0, "embed: pos_first must not be negative (got " + std::to_string(pos_first) + ")");
+        check(pos_period > 0, "embed: pos_period must be positive (got " + std::to_string(pos_period) + ")");
+    }
+    if (rows == 0) return;
+    check(ids && table && out, "embed: ids, table and out must not be null");
+    const unsigned grid = unsigned(std::min<int64_t>(rows, kMaxBlocks));
+    const int threads = dim >= 256 ? 256 : int((dim + 31) / 32 * 32);
+    dispatch(p, [&]<class T>() {
+        embed_kernel<T><<<grid, threads, 0, stream>>>(ids, rows, static_cast<const T*>(table), dim, scale,
+                                                      static_cast<const T*>(positions), pos_first,
+                                                      positions ? pos_period : 1, static_cast<T*>(out));
+    });
+    PRECIS_CUDA_LAUNCHED();
+}
+
+void add_layer_norm(Precision p, void* x, const void* delta, const float* delta_bias, int64_t rows, int64_t dim,
+                    const float* gamma, const float* beta, float eps, cudaStream_t stream) {
+    check_precision(p, "add_layer_norm");
+    check(rows >= 0, "add_layer_norm: rows must not be negative (got " + std::to_string(rows) + ")");
+    check(dim > 0, "add_layer_norm: dim must be positive (got " + std::to_string(dim) + ")");
+    check(eps >= 0.f, "add_layer_norm: eps must not be negative");
+    if (rows == 0) return;
+    check(x && gamma && beta, "add_layer_norm: x, gamma and beta must not be null");
+    // Small rows get one warp (no idle threads in the reductions); wide rows 256 threads.
+    const int threads = dim <= 64 ? 32 : dim <= 256 ? 64 : dim <= 1024 ? 128 : 256;
+    // Keep the row in shared memory up to 32 KiB (dim 8192), under the 48 KiB every GPU allows
+    // without opting in; wider rows are recomputed from global memory (L2-resident).
+    constexpr int64_t kMaxCachedDim = 8192;
+    const int cache = dim <= kMaxCachedDim ? 1 : 0;
+    const size_t shared = cache ? size_t(dim) * sizeof(float) : 0;
+    const unsigned grid = unsigned(std::min<int64_t>(rows, kMaxBlocks));
+    dispatch(p, [&]<class T>() {
+        add_layer_norm_kernel<T><<<grid, threads, shared, stream>>>(static_cast<T*>(x), static_cast<const T*>(delta),
+                                                                   delta_bias, rows, dim, gamma, beta, eps, cache);
+    });
+    PRECIS_CUDA_LAUNCHED();
+}
+
+void bias_activation(Precision p, void* y, const float* bias, int64_t rows, int64_t n, bool gelu, cudaStream_t stream) {
+    check_precision(p, "bias_activation");
+    check(rows >= 0, "bias_activation: rows must not be negative (got " + std::to_string(rows) + ")");
+    check(n > 0, "bias_activation: n must be positive (got " + std::to_string(n) + ")");
+    if (rows == 0) return;
+    check(y != nullptr, "bias_activation: y must not be null");
+    if (!bias && !gelu) return;  // identity: nothing to write
+    const int64_t total = rows * n;
+    dispatch(p, [&]<class T>() {
+        bias_activation_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(static_cast<T*>(y), bias, total, n, gelu);
+    });
+    PRECIS_CUDA_LAUNCHED();
+}
+
+void convert_from_f32(Precision p, const float* src, void* dst, int64_t n, cudaStream_t stream) {
+    check_precision(p, "convert_from_f32");
+    check(n >= 0, "convert_from_f32: n must not be negative (got " + std::to_string(n) + ")");
+    if (n == 0) return;
+    check(src && dst, "convert_from_f32: src and dst must not be null");
+    dispatch(p, [&]<class T>() {
+        convert_kernel<float, T><<<blocks_for(n), kThreads, 0, stream>>>(src, static_cast<T*>(dst), n);
+    });
+    PRECIS_CUDA_LAUNCHED();
+}
+
+void convert_to_f32(Precision p, const void* src, float* dst, int64_t n, cudaStream_t stream) {
+    check_precision(p, "convert_to_f32");
+    check(n >= 0, "convert_to_f32: n must not be negative (got " + std::to_string(n) + ")");
+    if (n == 0) return;
+    check(src && dst, "convert_to_f32: src and dst must not be null");
+    dispatch(p, [&]<class T>() {
+        convert_kernel<T, float><<<blocks_for(n), kThreads, 0, stream>>>(static_cast<const T*>(src), dst, n);
+    });
+    PRECIS_CUDA_LAUNCHED();
+}
+
+}  // namespace precis::cuda

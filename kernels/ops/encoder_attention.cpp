@@ -1,0 +1,97 @@
+// EncoderAttention (encoder_attention.h): the per-input plan and scratch, and the per-layer
+// composition of the sparse-key / tree-node builders with plan_attention.
+#include "kernels/ops/encoder_attention.h"
+
+#include <cmath>
+#include <string>
+
+#include "engine/attention/attention.h"
+#include "engine/attention/attention_pattern.h"
+#include "engine/attention/attention_plan.h"
+#include "kernels/ops/sparse_keys.h"
+
+namespace precis::cuda {
+
+namespace {
+constexpr int kFullTile = 128;  // query rows per CTA of full attention
+}
+
+void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int T, int heads, int head_dim, Precision p,
+                               cudaStream_t stream) {
+    check(G >= 0 && T > 0 && heads > 0 && head_dim > 0 && head_dim <= 128,
+          "EncoderAttention: need G >= 0, T > 0, heads > 0 and head_dim in [1, 128]");
+    s_ = s;
+    G_ = G, T_ = T, heads_ = heads, hd_ = head_dim, p_ = p, stream_ = stream;
+    prepared_ = false;
+    const int D = heads * head_dim;
+    AttentionPlan plan;
+    if (s.kind == ::precis::EncoderAttention::Lsg) {
+        check_lsg_attention_settings(s.lsg, T);
+        mode_ = T > 2 * s.lsg.block_size ? Mode::LsgSparse : Mode::Full;
+    } else {
+        mode_ = s.kind == ::precis::EncoderAttention::Fovea ? Mode::Fovea : Mode::Full;
+    }
+    if (mode_ == Mode::Full) {
+        plan = full_attention_plan(G + T, kFullTile);
+    } else if (mode_ == Mode::LsgSparse) {
+        plan = lsg_attention_plan(G, T, s.lsg);
+        if (s.lsg.sparse_enabled()) {
+            const size_t n = size_t(heads) * (T / s.lsg.sparsity_factor);
+            k2_.reserve(n * head_dim * bytes_of(p));
+            v2_.reserve(n * head_dim * bytes_of(p));
+            mask2_.reserve(n * sizeof(float));
+        }
+    } else {
+        plan = fovea_attention_plan(G, T, s.fovea);
+        const int NB = (T + s.fovea.block_size - 1) / s.fovea.block_size;
+        levels_ = fovea_top_level(NB, s.fovea) + 1;
+        int nodes = 0;
+        for (int q = 0; q < levels_; ++q) nodes += NB - (1 << q) + 1;
+        node_rows_ = nodes * s.fovea.block_size;
+        k2_.reserve(size_t(node_rows_) * D * bytes_of(p));
+        v2_.reserve(size_t(node_rows_) * D * bytes_of(p));
+        mask2_.reserve(size_t(node_rows_) * sizeof(float));
+    }
+    plan_.upload(plan, stream);
+    prepared_ = true;
+}
+
+void DeviceSelfAttention::run(const void* q, const void* k, const void* v, const float* key_mask, const float* lsh_r,
+                           void* out) {
+    check(prepared_, "DeviceSelfAttention::run: prepare() first");
+    check(q && k && v && out, "DeviceSelfAttention::run: q, k, v and out must not be null");
+    const int D = heads_ * hd_, rows = G_ + T_;
+    const float scale = 1.0f / std::sqrt(float(hd_));
+    KeySource src[kMaxKeySources];
+    src[0] = {k, v, D, hd_, key_mask, 0, rows};  // token rows, one mask for every head
+    int nsrc = 1;
+    const size_t es = bytes_of(p_);
+    if (mode_ == Mode::LsgSparse && s_.lsg.sparse_enabled()) {
+        check(key_mask != nullptr, "DeviceSelfAttention::run: LSG needs the key mask");
+        SparseKeysArgs a;
+        a.p = p_;
+        a.type = s_.lsg.sparsity_type;
+        a.q = q, a.k = k, a.v = v;
+        a.token_mask = key_mask + G_;
+        a.G = G_, a.T = T_, a.heads = heads_, a.head_dim = hd_;
+        a.block_size = s_.lsg.block_size, a.sparse_block_size = s_.lsg.sparse_block_size;
+        a.factor = s_.lsg.sparsity_factor, a.lsh_pre_rounds = s_.lsg.lsh_num_pre_rounds;
+        a.lsh_r = lsh_r;
+        a.sparse_k = k2_.get(), a.sparse_v = v2_.get(), a.sparse_mask = mask2_.as<float>();
+        build_sparse_keys(a, stream_);
+        const int len = T_ / s_.lsg.sparsity_factor;
+        src[1] = {k2_.get(), v2_.get(), hd_, int64_t(len) * hd_, mask2_.as<float>(), len, len};
+        nsrc = 2;
+    } else if (mode_ == Mode::Fovea) {
+        const char* kt = static_cast<const char*>(k) + size_t(G_) * D * es;
+        const char* vt = static_cast<const char*>(v) + size_t(G_) * D * es;
+        build_fovea_nodes(p_, kt, vt, key_mask ? key_mask + G_ : nullptr, T_, heads_, hd_, s_.fovea.block_size,
+                          levels_, k2_.get(), v2_.get(), mask2_.as<float>(), stream_);
+        src[1] = {};  // no sparse keys in Fovea
+        src[2] = {k2_.get(), v2_.get(), D, hd_, mask2_.as<float>(), 0, node_rows_};
+        nsrc = 3;
+    }
+    plan_attention(p_, q, D, src, nsrc, plan_, heads_, hd_, scale, out, D, stream_);
+}
+
+}  // namespace precis::cuda

@@ -1,0 +1,37 @@
+#pragma once
+// One search step on the device: log-softmax of the logits, HuggingFace's logits
+// processors (no-repeat n-gram, min length, forced BOS, forced EOS; the order and rules of
+// engine/generate/logits_processors.cpp), the beam's running score added, then the top
+// candidates of each batch item over beams x vocab. Only those candidates go back to the
+// host, never the [rows, vocab] scores.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace precis::cuda {
+
+struct StepRules {
+    int cur_len = 1;          // tokens in each row so far, start token included
+    int max_length = 0;       // effective max length (start token included)
+    int min_length = 0;
+    int no_repeat_ngram = 0;  // 0: off
+    int64_t eos_token_id = -1;
+    int64_t forced_bos_token_id = -1;  // -1: none
+    int64_t forced_eos_token_id = -1;  // -1: none
+};
+
+// scores[r, :] = process(log_softmax(logits[r, :])) + (beam_scores ? beam_scores[r] : 0), in
+// place on float32 logits [rows, vocab]. history: [rows, history_stride] int32, each row's
+// cur_len tokens so far (device). beam_scores: device [rows] or null.
+void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
+                         const float* beam_scores, const StepRules& rules, cudaStream_t stream);
+
+// For each of `groups` groups of group_len consecutive scores: the k largest, sorted
+// descending, ties broken by the lower index first (as torch.topk on the CPU and the CPU
+// search's partial_sort). out_values [groups, k] float32, out_indices [groups, k] int64
+// (index within the group). k <= 64. scratch: see topk_scratch_bytes.
+size_t topk_scratch_bytes(int groups, int64_t group_len, int k);
+void top_k(const float* scores, int groups, int64_t group_len, int k, float* out_values, int64_t* out_indices,
+           void* scratch, cudaStream_t stream);
+
+}  // namespace precis::cuda

@@ -1,0 +1,392 @@
+// LSG sparse keys and Fovea tree nodes on the device (sparse_keys.h). Each kernel follows
+// lsg_attention.cpp / FoveaTree::build operation by operation, in float32 and in the same
+// order (the CPU engine is built with FMA contraction, so its a*b+c sums are fmaf here), so
+// that the data-dependent choices (norm ranks, lsh buckets) come out identical.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <string>
+
+#include "engine/attention/attention.h"
+#include "kernels/cuda_check.h"
+#include "kernels/ops/sparse_keys.h"
+
+namespace precis::cuda {
+
+namespace {
+
+constexpr float kMaskMin = -3.4028234663852886e38f;
+
+template <class T>
+__device__ __forceinline__ float ld(const T* p, int64_t i);
+template <>
+__device__ __forceinline__ float ld<float>(const float* p, int64_t i) { return p[i]; }
+template <>
+__device__ __forceinline__ float ld<__half>(const __half* p, int64_t i) { return __half2float(p[i]); }
+template <>
+__device__ __forceinline__ float ld<__nv_bfloat16>(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
+
+template <class T>
+__device__ __forceinline__ void st(T* p, int64_t i, float x);
+template <>
+__device__ __forceinline__ void st<float>(float* p, int64_t i, float x) { p[i] = x; }
+template <>
+__device__ __forceinline__ void st<__half>(__half* p, int64_t i, float x) { p[i] = __float2half_rn(x); }
+template <>
+__device__ __forceinline__ void st<__nv_bfloat16>(__nv_bfloat16* p, int64_t i, float x) { p[i] = __float2bfloat16_rn(x); }
+
+// The geometry every kernel needs. Token t of head h: k[(G + t) * D + h * hd + d].
+struct Geo {
+    int G, T, heads, hd, D, B, SB, f, p, bs, len;
+};
+
+__device__ __forceinline__ int64_t tok(const Geo& g, int t, int h) { return int64_t(g.G + t) * g.D + int64_t(h) * g.hd; }
+__device__ __forceinline__ int64_t out_at(const Geo& g, int h, int j) { return (int64_t(h) * g.len + j) * g.hd; }
+
+// Identity (f == 1), stride, block_stride: sparse key j is a copy of one token.
+// mode 0 identity, 1 stride, 2 block_stride. One thread per (head, j, d).
+template <class T>
+__global__ void copy_keys_kernel(Geo g, int mode, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om) {
+    const int64_t n = int64_t(g.heads) * g.len * g.hd;
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
+        const int d = int(e % g.hd);
+        const int j = int((e / g.hd) % g.len);
+        const int h = int(e / (int64_t(g.hd) * g.len));
+        int t = j;
+        if (mode == 1) t = j * g.f + h % g.f;
+        if (mode == 2) t = (j / g.p) * g.B + ((j % g.p) + (h % g.f) * g.p) % g.B;
+        st(ok, out_at(g, h, j) + d, ld(k, tok(g, t, h) + d));
+        st(ov, out_at(g, h, j) + d, ld(v, tok(g, t, h) + d));
+        if (d == 0) om[int64_t(h) * g.len + j] = mask[t];
+    }
+}
+
+// pooling: sum of the valid tokens of the group, in token order, / (count + 1e-6).
+template <class T>
+__global__ void pooling_kernel(Geo g, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om) {
+    const int64_t n = int64_t(g.heads) * g.len * g.hd;
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
+        const int d = int(e % g.hd);
+        const int j = int((e / g.hd) % g.len);
+        const int h = int(e / (int64_t(g.hd) * g.len));
+        float sk = 0.0f, sv = 0.0f;
+        int count = 0;
+        for (int u = 0; u < g.f; ++u) {
+            const int t = j * g.f + u;
+            if (mask[t] != 0.0f) continue;  // valid means a mask entry of exactly 0
+            ++count;
+            sk += ld(k, tok(g, t, h) + d);
+            sv += ld(v, tok(g, t, h) + d);
+        }
+        const float div = float(count) + 1e-6f;
+        st(ok, out_at(g, h, j) + d, sk / div);
+        st(ov, out_at(g, h, j) + d, sv / div);
+        if (d == 0) om[int64_t(h) * g.len + j] = count > 0 ? 0.0f : kMaskMin;
+    }
+}
+
+// bos_pooling: softmax over the group of q0.k / sqrt(hd) + mask, with q0 the query of token 0.
+// One thread per (head, j, d); the group's weights are recomputed per pass (max, sum,
+// accumulate) rather than stored, so any factor works without scratch.
+template <class T>
+__global__ void bos_pooling_kernel(Geo g, const T* q, const T* k, const T* v, const float* mask, T* ok, T* ov,
+                                   float* om) {
+    const int64_t n = int64_t(g.heads) * g.len * g.hd;
+    const float sq = sqrtf(float(g.hd));
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
+        const int d = int(e % g.hd);
+        const int j = int((e / g.hd) % g.len);
+        const int h = int(e / (int64_t(g.hd) * g.len));
+        const int64_t q0 = tok(g, 0, h);
+        auto score = [&](int u) {
+            const int t = j * g.f + u;
+            float dot = 0.0f;
+            for (int c = 0; c < g.hd; ++c) dot = fmaf(ld(q, q0 + c), ld(k, tok(g, t, h) + c), dot);
+            return dot / sq + mask[t];
+        };
+        float mx = -INFINITY;
+        for (int u = 0; u < g.f; ++u) mx = fmaxf(mx, score(u));
+        float sum = 0.0f;
+        for (int u = 0; u < g.f; ++u) sum += expf(score(u) - mx);
+        float sk = 0.0f, sv = 0.0f;
+        for (int u = 0; u < g.f; ++u) {
+            const float wu = expf(score(u) - mx) / sum;
+            const int t = j * g.f + u;
+            sk = fmaf(wu, ld(k, tok(g, t, h) + d), sk);
+            sv = fmaf(wu, ld(v, tok(g, t, h) + d), sv);
+        }
+        st(ok, out_at(g, h, j) + d, sk);
+        st(ov, out_at(g, h, j) + d, sv);
+        if (d == 0) om[int64_t(h) * g.len + j] = 0.0f;  // the reference's quirk: never masked
+    }
+}
+
+// norm: one CTA per (head, chunk of bs tokens). Norms as the CPU (double sum, float result,
+// 0 when masked); a token's rank in descending order with ties to the lower index decides
+// whether it is kept and, counted from the end, its slot (ascending norm order).
+template <class T>
+__global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om) {
+    extern __shared__ float norms[];  // bs
+    const int h = blockIdx.y, c = blockIdx.x, keep = g.bs / g.f;
+    for (int u = threadIdx.x; u < g.bs; u += blockDim.x) {
+        const int t = c * g.bs + u;
+        double acc = 0.0;
+        for (int d = 0; d < g.hd; ++d) {
+            const double x = ld(k, tok(g, t, h) + d);
+            acc = fma(x, x, acc);
+        }
+        norms[u] = mask[t] == 0.0f ? float(sqrt(acc)) : 0.0f;
+    }
+    __syncthreads();
+    for (int u = threadIdx.x; u < g.bs; u += blockDim.x) {
+        const float nu = norms[u];
+        int rank = 0;
+        for (int w = 0; w < g.bs; ++w) rank += (norms[w] > nu) || (norms[w] == nu && w < u);
+        if (rank >= keep) continue;
+        const int t = c * g.bs + u, j = c * keep + (keep - 1 - rank);
+        for (int d = 0; d < g.hd; ++d) {
+            st(ok, out_at(g, h, j) + d, ld(k, tok(g, t, h) + d));
+            st(ov, out_at(g, h, j) + d, ld(v, tok(g, t, h) + d));
+        }
+        om[int64_t(h) * g.len + j] = mask[t];
+    }
+}
+
+// lsh: one CTA per (head, chunk). Shared memory holds the items of the current round and the
+// buckets of the next (bs x hd each) plus counts; keys go through all rounds first (recording
+// every item's bucket), then the values replay the recorded buckets in the same buffers.
+// Bucket sums add items in item order, one thread per dim, exactly like the CPU loop.
+template <class T>
+__global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const T* v, const float* mask, T* ok, T* ov,
+                           float* om) {
+    extern __shared__ float sm[];
+    const int bs = g.bs, hd = g.hd, h = blockIdx.y, c = blockIdx.x, out_final = bs / g.f;
+    float* in_x = sm;                  // bs * hd
+    float* out_x = in_x + bs * hd;     // bs * hd
+    float* in_c = out_x + bs * hd;     // bs
+    float* out_c = in_c + bs;          // bs
+    int* bucket = reinterpret_cast<int*>(out_c + bs);  // rounds * bs
+    for (int pass = 0; pass < 2; ++pass) {  // 0: keys (bucketing), 1: values (replay)
+        const T* src = pass == 0 ? k : v;
+        for (int e = threadIdx.x; e < bs * hd; e += blockDim.x) {
+            const int u = e / hd, d = e % hd, t = c * bs + u;
+            in_x[e] = mask[t] == 0.0f ? ld(src, tok(g, t, h) + d) : 0.0f;
+        }
+        for (int u = threadIdx.x; u < bs; u += blockDim.x) in_c[u] = mask[c * bs + u] == 0.0f ? 1.0f : 0.0f;
+        __syncthreads();
+        int items = bs;
+        int64_t r_off = 0;
+        for (int r = 0; r < rounds; ++r) {
+            const int out = r + 1 < rounds ? bs : out_final, nh = out / 2;
+            int* bk = bucket + r * bs;
+            if (pass == 0) {
+                const float* Rh = R + r_off + int64_t(h) * hd * nh;  // [hd][nh]
+                for (int u = threadIdx.x; u < items; u += blockDim.x) {
+                    const float* x = in_x + u * hd;
+                    float nrm = 0.0f;
+                    for (int d = 0; d < hd; ++d) nrm = fmaf(x[d], x[d], nrm);
+                    nrm = fmaxf(sqrtf(nrm), 1e-12f);
+                    const float bin = fminf(fmaxf(in_c[u], 0.0f), 1.0f);
+                    // argmax over [proj, -proj], first maximum wins: the first max of proj, unless
+                    // -proj has a strictly larger max (then its first index).
+                    int best_hi = 0, best_lo = 0;
+                    float hi = 0.0f, lo = 0.0f;
+                    for (int e = 0; e < nh; ++e) {
+                        float pr = 0.0f;
+                        for (int d = 0; d < hd; ++d) pr = fmaf(x[d] / nrm * bin, Rh[d * nh + e], pr);
+                        if (e == 0 || pr > hi) hi = pr, best_hi = e;
+                        if (e == 0 || pr < lo) lo = pr, best_lo = e;
+                    }
+                    bk[u] = (-lo > hi) ? nh + best_lo : best_hi;
+                }
+                r_off += int64_t(g.heads) * hd * nh;
+            }
+            __syncthreads();
+            for (int e = threadIdx.x; e < out * hd; e += blockDim.x) out_x[e] = 0.0f;
+            __syncthreads();
+            for (int d = threadIdx.x; d < hd; d += blockDim.x)
+                for (int u = 0; u < items; ++u) out_x[bk[u] * hd + d] += in_x[u * hd + d];
+            if (threadIdx.x == 0) {
+                for (int b = 0; b < out; ++b) out_c[b] = 0.0f;
+                for (int u = 0; u < items; ++u) out_c[bk[u]] += in_c[u];
+            }
+            __syncthreads();
+            for (int e = threadIdx.x; e < out * hd; e += blockDim.x) in_x[e] = out_x[e];
+            for (int b = threadIdx.x; b < out; b += blockDim.x) in_c[b] = out_c[b];
+            __syncthreads();
+            items = out;
+        }
+        T* dst = pass == 0 ? ok : ov;
+        for (int e = threadIdx.x; e < out_final * hd; e += blockDim.x) {
+            const int b = e / hd, d = e % hd, j = c * out_final + b;
+            st(dst, out_at(g, h, j) + d, in_x[e] / (in_c[b] + 1e-8f));
+        }
+        if (pass == 0)
+            for (int b = threadIdx.x; b < out_final; b += blockDim.x)
+                om[int64_t(h) * g.len + c * out_final + b] = (1.0f - fminf(fmaxf(in_c[b], 0.0f), 1.0f)) * kMaskMin;
+        __syncthreads();
+    }
+}
+
+int grid_for(int64_t n) { return int(std::min<int64_t>((n + 255) / 256, 65535)); }
+
+template <class T>
+void launch_sparse(const SparseKeysArgs& a, const Geo& g, int kind, int rounds, size_t lsh_smem, cudaStream_t stream) {
+    const T* q = static_cast<const T*>(a.q);
+    const T* k = static_cast<const T*>(a.k);
+    const T* v = static_cast<const T*>(a.v);
+    T* ok = static_cast<T*>(a.sparse_k);
+    T* ov = static_cast<T*>(a.sparse_v);
+    const int64_t n = int64_t(g.heads) * g.len * g.hd;
+    switch (kind) {
+        case 0: case 1: case 2:
+            copy_keys_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, kind, k, v, a.token_mask, ok, ov, a.sparse_mask);
+            break;
+        case 3: pooling_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, k, v, a.token_mask, ok, ov, a.sparse_mask); break;
+        case 4:
+            bos_pooling_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, q, k, v, a.token_mask, ok, ov, a.sparse_mask);
+            break;
+        case 5:
+            norm_kernel<T><<<dim3(g.T / g.bs, g.heads), 128, size_t(g.bs) * sizeof(float), stream>>>(
+                g, k, v, a.token_mask, ok, ov, a.sparse_mask);
+            break;
+        case 6:
+            PRECIS_CUDA_CHECK(cudaFuncSetAttribute(lsh_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   int(lsh_smem)));
+            lsh_kernel<T><<<dim3(g.T / g.bs, g.heads), 128, lsh_smem, stream>>>(g, rounds, a.lsh_r, k, v, a.token_mask,
+                                                                              ok, ov, a.sparse_mask);
+            break;
+    }
+    PRECIS_CUDA_LAUNCHED();
+}
+
+// Fovea level 0: token rows copied (rows beyond T: zero keys, masked).
+template <class T>
+__global__ void fovea_level0_kernel(const T* k, const T* v, const float* mask, int T_, int rows, int D, T* nk, T* nv,
+                                    float* nm) {
+    const int64_t n = int64_t(rows) * D;
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
+        const int t = int(e / D);
+        st(nk, e, t < T_ ? ld(k, e) : 0.0f);
+        st(nv, e, t < T_ ? ld(v, e) : 0.0f);
+        if (e % D == 0) nm[t] = t < T_ ? (mask ? mask[t] : 0.0f) : kMaskMin;
+    }
+}
+
+// Fovea level q: node j = (node j + node j + half of level q-1) * 0.5, position by position;
+// masked only when both halves are masked.
+template <class T>
+__global__ void fovea_level_kernel(int64_t prev_row, int64_t cur_row, int nodes, int half_rows, int BL, int D, T* nk,
+                                   T* nv, float* nm) {
+    const int64_t n = int64_t(nodes) * BL * D;
+    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
+        const int64_t r = e / D, col = e % D;
+        const int64_t a = (prev_row + r) * D + col, b = (prev_row + r + half_rows) * D + col, o = (cur_row + r) * D + col;
+        st(nk, o, (ld(nk, a) + ld(nk, b)) * 0.5f);
+        st(nv, o, (ld(nv, a) + ld(nv, b)) * 0.5f);
+        if (col == 0) {
+            const bool valid = nm[prev_row + r] == 0.0f || nm[prev_row + r + half_rows] == 0.0f;
+            nm[cur_row + r] = valid ? 0.0f : kMaskMin;
+        }
+    }
+}
+
+template <class T>
+void launch_fovea(const void* k, const void* v, const float* mask, int T_, int heads, int hd, int BL, int levels,
+                  void* nk, void* nv, float* nm, cudaStream_t stream) {
+    const int D = heads * hd, NB = (T_ + BL - 1) / BL;
+    T* k_out = static_cast<T*>(nk);
+    T* v_out = static_cast<T*>(nv);
+    fovea_level0_kernel<T><<<grid_for(int64_t(NB) * BL * D), 256, 0, stream>>>(
+        static_cast<const T*>(k), static_cast<const T*>(v), mask, T_, NB * BL, D, k_out, v_out, nm);
+    PRECIS_CUDA_LAUNCHED();
+    int64_t prev = 0, cur = int64_t(NB) * BL;  // first row of the previous / current level
+    for (int q = 1; q < levels; ++q) {
+        const int nodes = NB - (1 << q) + 1, prev_nodes = NB - (1 << (q - 1)) + 1;
+        fovea_level_kernel<T><<<grid_for(int64_t(nodes) * BL * D), 256, 0, stream>>>(
+            prev, cur, nodes, (1 << (q - 1)) * BL, BL, D, k_out, v_out, nm);
+        PRECIS_CUDA_LAUNCHED();
+        prev = cur;
+        cur += int64_t(nodes) * BL;
+        (void)prev_nodes;
+    }
+}
+
+}  // namespace
+
+void build_sparse_keys(const SparseKeysArgs& a, cudaStream_t stream) {
+    // All checks first: nothing reaches the device with bad arguments.
+    check(a.G >= 0 && a.T > 0 && a.heads > 0 && a.head_dim > 0,
+          "build_sparse_keys: G >= 0, T > 0, heads > 0 and head_dim > 0 required");
+    LsgSettings s;
+    s.block_size = a.block_size;
+    s.sparse_block_size = a.sparse_block_size;
+    s.sparsity_factor = a.factor;
+    s.sparsity_type = a.type;
+    s.lsh_num_pre_rounds = a.lsh_pre_rounds;
+    check_lsg_attention_settings(s, a.T);
+    check(s.sparse_enabled(), "build_sparse_keys: the sparse part is off (type none or factor/SB 0)");
+    check(a.T > 2 * a.block_size, "build_sparse_keys: only the sparse path (T > 2B) has sparse keys");
+    check(a.k && a.v && a.token_mask && a.sparse_k && a.sparse_v && a.sparse_mask,
+          "build_sparse_keys: k, v, token_mask and the outputs must not be null");
+    const int f = a.factor;
+    Geo g{a.G, a.T, a.heads, a.head_dim, a.heads * a.head_dim, a.block_size, a.sparse_block_size, f,
+          a.block_size / f, std::min(a.block_size, a.sparse_block_size), a.T / f};
+    // What builds the keys, resolved as lsg_attention does (f == 1 identity, lsh with
+    // f == SB as bos_pooling).
+    int kind = 0;
+    if (f > 1) switch (a.type) {
+            case SparsityType::Stride: kind = 1; break;
+            case SparsityType::BlockStride: kind = 2; break;
+            case SparsityType::Pooling: kind = 3; break;
+            case SparsityType::BosPooling: kind = 4; break;
+            case SparsityType::Norm: kind = 5; break;
+            case SparsityType::Lsh: kind = f == a.sparse_block_size ? 4 : 6; break;
+            case SparsityType::None: break;
+        }
+    check(kind != 4 || a.q != nullptr, "build_sparse_keys: bos_pooling needs q");
+    const int rounds = a.lsh_pre_rounds + 1;
+    size_t lsh_smem = 0;
+    if (kind == 6) {
+        check(a.lsh_r != nullptr, "build_sparse_keys: sparsity type lsh needs the projections (lsh_r is null)");
+        lsh_smem = (size_t(2) * g.bs * g.hd + 2 * size_t(g.bs)) * sizeof(float) + size_t(rounds) * g.bs * sizeof(int);
+        check(lsh_smem <= 200 * 1024, "build_sparse_keys: lsh with min(B, SB) = " + std::to_string(g.bs) +
+                                          " and head_dim " + std::to_string(g.hd) +
+                                          " needs more shared memory than the kernel supports");
+    }
+    switch (a.p) {
+        case Precision::F32: launch_sparse<float>(a, g, kind, rounds, lsh_smem, stream); break;
+        case Precision::F16: launch_sparse<__half>(a, g, kind, rounds, lsh_smem, stream); break;
+        case Precision::BF16: launch_sparse<__nv_bfloat16>(a, g, kind, rounds, lsh_smem, stream); break;
+    }
+}
+
+void build_fovea_nodes(Precision p, const void* k, const void* v, const float* token_mask, int T, int heads,
+                       int head_dim, int block_len, int levels, void* node_k, void* node_v, float* node_mask,
+                       cudaStream_t stream) {
+    check(T > 0 && heads > 0 && head_dim > 0 && block_len > 0,
+          "build_fovea_nodes: T, heads, head_dim and block_len must be positive");
+    const int NB = (T + block_len - 1) / block_len;
+    // levels counts the tree levels built (fovea_top_level + 1); level q needs 2^q <= NB.
+    check(levels >= 1 && levels <= 31 && (int64_t(1) << (levels - 1)) <= NB,
+          "build_fovea_nodes: " + std::to_string(levels) + " levels do not exist with " + std::to_string(NB) +
+              " blocks");
+    check(k && v && node_k && node_v && node_mask, "build_fovea_nodes: k, v and the outputs must not be null");
+    switch (p) {
+        case Precision::F32:
+            launch_fovea<float>(k, v, token_mask, T, heads, head_dim, block_len, levels, node_k, node_v, node_mask,
+                                stream);
+            break;
+        case Precision::F16:
+            launch_fovea<__half>(k, v, token_mask, T, heads, head_dim, block_len, levels, node_k, node_v, node_mask,
+                                 stream);
+            break;
+        case Precision::BF16:
+            launch_fovea<__nv_bfloat16>(k, v, token_mask, T, heads, head_dim, block_len, levels, node_k, node_v,
+                                        node_mask, stream);
+            break;
+    }
+}
+
+}  // namespace precis::cuda

@@ -1,0 +1,151 @@
+#include "kernels/runner/cuda_runner.h"
+
+#include <atomic>
+#include <chrono>
+
+#include "engine/generate/logits_processors.h"
+#include "engine/model/model.h"
+#include "kernels/device_query.h"
+#include "kernels/ops/elementwise.h"
+#include "kernels/ops/gemm.h"
+#include "kernels/runner/device_decoder.h"
+#include "kernels/runner/device_encoder.h"
+#include "kernels/runner/device_memory.h"
+#include "kernels/runner/device_model.h"
+#include "kernels/runner/device_search.h"
+#include "kernels/runner/product_timer.h"
+
+namespace precis::cuda {
+
+namespace {
+
+uint64_t next_runner_id() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
+}
+
+std::string describe(int device, Precision p) {
+    cudaDeviceProp prop{};
+    std::string name = cudaGetDeviceProperties(&prop, device) == cudaSuccess ? prop.name : "GPU";
+    return "cuda:" + std::to_string(device) + " " + name + " (" + precision_name(p) + ")";
+}
+
+}  // namespace
+
+CudaRunner::CudaRunner(int device, Precision precision)
+    : device_(device), precision_(precision), name_(describe(device, precision)), id_(next_runner_id()) {
+    PRECIS_CUDA_CHECK(cudaSetDevice(device_));
+    PRECIS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    gemm_ = std::make_unique<Gemm>(stream_);
+    workspace_ = std::make_unique<EncoderWorkspace>();
+    products_ = std::make_unique<ProductTimer>();
+}
+
+CudaRunner::~CudaRunner() {
+    // Device memory goes before the stream it was used on.
+    workspace_.reset();
+    weights_.reset();
+    gemm_.reset();
+    products_.reset();
+    if (stream_) cudaStreamDestroy(stream_);
+}
+
+bool CudaRunner::supports(const AttentionOptions& attention) const {
+    // The attention panel's capture is recorded by the CPU attention code.
+    return !(attention.capture && attention.capture->recorder);
+}
+
+// Any CUDA or cuBLAS failure inside a run becomes a DeviceFailure naming it, so the engine
+// can fall back to the CPU; input errors (precis::Error) pass through unchanged.
+template <class F>
+auto CudaRunner::guarded(F&& work) -> decltype(work()) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    try {
+        PRECIS_CUDA_CHECK(cudaSetDevice(device_));
+        return work();
+    } catch (const DeviceError& e) {
+        cudaStreamSynchronize(stream_);
+        cudaGetLastError();
+        workspace_ = std::make_unique<EncoderWorkspace>();  // give back what the failed run grew
+        if (e.out_of_memory()) throw DeviceFailure(name_ + " ran out of memory (" + e.what() + ")");
+        throw DeviceFailure(name_ + " failed: " + e.what());
+    }
+}
+
+const DeviceModel& CudaRunner::weights_for(const Model& model) {
+    if (!weights_ || weights_->model_id() != model.instance_id()) {
+        weights_.reset();  // free the previous model's weights before uploading the next
+        weights_ = std::make_unique<DeviceModel>(model, precision_, stream_);
+    }
+    return *weights_;
+}
+
+EncoderOutput CudaRunner::encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
+                                 const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                                 const RunCallbacks& callbacks, bool keep_layer_states) {
+    return guarded([&] {
+        const DeviceModel& w = weights_for(model);
+        products_->enable(profiling_);
+        const auto start = std::chrono::steady_clock::now();
+        EncoderCall call{model, w, *gemm_, stream_, *workspace_, *products_, id_};
+        EncoderOutput out = device_encode(call, ids, masks, attention, callbacks, keep_layer_states);
+        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        stats_.encoder_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (products_->enabled()) stats_.encoder_product_seconds = products_->collect();
+        stats_.peak_device_bytes = device_bytes_peak();
+        return out;
+    });
+}
+
+GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
+                                      const RunCallbacks& callbacks, bool /*keep_step_scores*/) {
+    check(cfg.num_beams >= 1, "generation: num_beams must be at least 1");
+    return guarded([&] {
+        const DeviceModel& w = weights_for(model);
+        // The encoder output as this runner left it on the device, or uploaded from the host
+        // (an output the CPU made, e.g. after a fallback, or another runner's).
+        std::vector<std::shared_ptr<const DeviceMemory>> held;
+        std::vector<const DeviceMemory*> memories;
+        for (const EncodedRow& row : encoded.rows) {
+            auto device = std::static_pointer_cast<const DeviceMemory>(row.device_memory);
+            if (!device || device->runner_id != id_ || device->precision != precision_) {
+                auto up = std::make_shared<DeviceMemory>();
+                up->runner_id = id_;
+                up->precision = precision_;
+                up->rows = int(row.memory.dim(0));
+                up->dim = row.memory.dim(1);
+                DeviceBuffer f32 = upload(std::vector<float>(row.memory.data<float>(),
+                                                             row.memory.data<float>() + row.memory.numel()));
+                if (precision_ == Precision::F32) {
+                    up->memory = std::move(f32);
+                } else {
+                    up->memory = DeviceBuffer(size_t(row.memory.numel()) * bytes_of(precision_));
+                    convert_from_f32(precision_, f32.as<float>(), up->memory.get(), row.memory.numel(), stream_);
+                    PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+                }
+                up->mask = upload(row.memory_mask);
+                device = up;
+            }
+            memories.push_back(device.get());
+            held.push_back(device);
+        }
+        const int items = int(memories.size());
+        const int K = cfg.num_beams;
+        DeviceDecoder decoder(model, w, *gemm_, stream_, memories, K, effective_max_length(cfg));
+        SearchContext ctx{model, cfg, callbacks, stream_};
+        GenerationResult res = K == 1 ? device_greedy_search(ctx, decoder, items) : device_beam_search(ctx, decoder, items);
+        stats_.peak_device_bytes = device_bytes_peak();
+        return res;
+    });
+}
+
+RunnerStats CudaRunner::stats() const { return stats_; }
+
+void CudaRunner::reset_stats() {
+    stats_ = {};
+    reset_device_bytes_peak();
+}
+
+void CudaRunner::set_profiling(bool on) { profiling_ = on; }
+
+}  // namespace precis::cuda

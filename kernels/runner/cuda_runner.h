@@ -1,0 +1,59 @@
+#pragma once
+// The CUDA backend's runner: one device, one stream, one cuBLAS handle; the weights of the
+// model in use uploaded once (again only when another model comes); the encoder's
+// workspace kept from input to input. A run's failure (out of memory, a CUDA error) is
+// thrown as precis::DeviceFailure, which the engine turns into a CPU fallback.
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "engine/backend/model_runner.h"
+#include "kernels/ops/precision.h"
+
+namespace precis::cuda {
+
+class DeviceModel;
+class Gemm;
+struct EncoderWorkspace;
+class ProductTimer;
+
+class CudaRunner final : public ModelRunner {
+public:
+    CudaRunner(int device, Precision precision);
+    ~CudaRunner() override;
+
+    std::string device_name() const override { return name_; }
+    bool supports(const AttentionOptions& attention) const override;
+    EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
+                         const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                         const RunCallbacks& callbacks, bool keep_layer_states) override;
+    GenerationResult generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
+                              const RunCallbacks& callbacks, bool keep_step_scores) override;
+    RunnerStats stats() const override;
+    void reset_stats() override;
+    void set_profiling(bool on) override;
+
+    Precision precision() const { return precision_; }
+
+private:
+    const DeviceModel& weights_for(const Model& model);
+    template <class F>
+    auto guarded(F&& work) -> decltype(work());
+
+    int device_;
+    Precision precision_;
+    std::string name_;
+    uint64_t id_;
+    cudaStream_t stream_ = nullptr;
+    std::unique_ptr<Gemm> gemm_;
+    std::unique_ptr<DeviceModel> weights_;
+    std::unique_ptr<EncoderWorkspace> workspace_;
+    std::unique_ptr<ProductTimer> products_;
+    RunnerStats stats_;
+    bool profiling_ = false;
+    std::mutex mutex_;  // one run at a time on the stream
+};
+
+}  // namespace precis::cuda

@@ -1,0 +1,215 @@
+#include "kernels/runner/device_encoder.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "engine/attention/attention.h"
+#include "engine/core/checked.h"
+#include "engine/model/model.h"
+#include "kernels/ops/elementwise.h"
+#include "kernels/ops/gemm.h"
+#include "kernels/runner/device_memory.h"
+#include "kernels/runner/device_model.h"
+#include "kernels/runner/product_timer.h"
+
+namespace precis::cuda {
+
+namespace {
+
+constexpr float kLowest = std::numeric_limits<float>::lowest();
+
+// The LSH projections of one layer, every round in order, as the CPU draws them (the same
+// generator and call index, so a seeded run hashes alike on both backends).
+std::vector<float> lsh_projections_of_layer(LshProjections& lsh, const LsgSettings& s, int layer, int heads, int hd) {
+    const int bs = std::min(s.block_size, s.sparse_block_size);
+    const int f = s.sparsity_factor;
+    std::vector<float> all;
+    for (int r = 0; r <= s.lsh_num_pre_rounds; ++r) {
+        const int buckets = r < s.lsh_num_pre_rounds ? bs : bs / f;
+        std::vector<float> round = lsh.get(layer, r, heads, hd, buckets / 2);
+        all.insert(all.end(), round.begin(), round.end());
+    }
+    return all;
+}
+
+bool draws_lsh(const AttentionOptions& a) {
+    const LsgSettings& s = a.lsg;
+    return a.kind == ::precis::EncoderAttention::Lsg && s.sparse_enabled() && s.sparsity_type == SparsityType::Lsh &&
+           s.sparsity_factor != 1 && s.sparsity_factor != s.sparse_block_size;
+}
+
+Tensor download_rows(Precision p, const void* device, int64_t rows, int64_t dim, DeviceBuffer& staging,
+                     cudaStream_t stream) {
+    Tensor t = Tensor::empty(DType::F32, {rows, dim});
+    const size_t n = size_t(rows * dim);
+    const void* from = device;
+    if (p != Precision::F32) {
+        staging.reserve(n * sizeof(float));
+        convert_to_f32(p, device, staging.as<float>(), int64_t(n), stream);
+        from = staging.get();
+    }
+    PRECIS_CUDA_CHECK(cudaMemcpyAsync(t.data<float>(), from, n * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return t;
+}
+
+}  // namespace
+
+EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vector<int64_t>>& ids,
+                            const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                            const RunCallbacks& cb, bool keep_layer_states) {
+    const Model& model = call.model;
+    const ModelConfig& cfg = model.config();
+    const DeviceModel& w = call.weights;
+    EncoderWorkspace& ws = call.workspace;
+    cudaStream_t stream = call.stream;
+    const Precision p = w.precision();
+    const size_t el = bytes_of(p);
+    const int64_t D = cfg.d_model, F = cfg.encoder_ffn_dim, V = cfg.vocab_size;
+    const int L = cfg.encoder_layers, heads = int(cfg.encoder_heads), hd = int(cfg.encoder_head_dim());
+    if (attention.kind == ::precis::EncoderAttention::Lsg) attention.lsg.validate("the LSG settings");
+    check(masks.empty() || masks.size() == ids.size(), "encoder: one attention mask per input row is required");
+
+    // The CPU draws a fresh LSH matrix per encoder forward (EncoderSelfAttention); so does this.
+    std::shared_ptr<LshProjections> lsh;
+    if (draws_lsh(attention)) {
+        lsh = attention.lsh ? attention.lsh : std::make_shared<LshProjections>(LshProjections::seeded(attention.lsh_seed));
+        lsh->next_call();
+    }
+
+    EncoderOutput result;
+    for (size_t r = 0; r < ids.size(); ++r) {
+        const int T = int(ids[r].size());
+        check(T > 0, "encoder: input row " + std::to_string(r) + " is empty");
+        std::vector<int64_t> mask = masks.empty() || masks[r].empty() ? std::vector<int64_t>(size_t(T), 1) : masks[r];
+        check(int(mask.size()) == T, "encoder: attention mask length differs from the input length");
+        if (cfg.is_lsg && attention.lsg.mask_first_token) mask[0] = 0;
+        const EncoderRowPlan plan = plan_encoder_row(cfg, attention, T);
+        const int G = plan.global, Tp = plan.padded, S = G + Tp;
+        if (Tp > model.max_input_tokens())
+            throw Error("an input of " + std::to_string(Tp) + " tokens is longer than the model's " +
+                        std::to_string(model.max_input_tokens()) + " positions");
+
+        std::vector<int32_t> row_ids(size_t(Tp), int32_t(cfg.pad_token_id));
+        for (int i = 0; i < T; ++i) {
+            const int64_t id = ids[r][size_t(i)];
+            check(id >= 0 && id < V, "encoder: token id " + std::to_string(id) + " is outside the vocabulary of " +
+                                         std::to_string(V));
+            row_ids[size_t(i)] = int32_t(id);
+        }
+        std::vector<float> key_mask(size_t(S), 0.f);
+        for (int i = 0; i < Tp; ++i) key_mask[size_t(G + i)] = (i < T && mask[size_t(i)]) ? 0.f : kLowest;
+
+        const size_t row_bytes = size_t(S) * size_t(D) * el;
+        ws.ids.reserve(row_ids.size() * sizeof(int32_t));
+        ws.key_mask.reserve(key_mask.size() * sizeof(float));
+        ws.x.reserve(row_bytes);
+        ws.q.reserve(row_bytes);
+        ws.k.reserve(row_bytes);
+        ws.v.reserve(row_bytes);
+        ws.ctx.reserve(row_bytes);
+        ws.tmp.reserve(row_bytes);
+        ws.hidden.reserve(size_t(S) * size_t(F) * el);
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(ws.ids.get(), row_ids.data(), row_ids.size() * sizeof(int32_t),
+                                          cudaMemcpyHostToDevice, stream));
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(ws.key_mask.get(), key_mask.data(), key_mask.size() * sizeof(float),
+                                          cudaMemcpyHostToDevice, stream));
+
+        char* x = ws.x.as<char>();
+        if (G > 0) {
+            check(w.global_embeddings.bytes() >= size_t(G) * size_t(D) * el, "encoder: the model has no global embeddings");
+            PRECIS_CUDA_CHECK(
+                cudaMemcpyAsync(x, w.global_embeddings.get(), size_t(G) * size_t(D) * el, cudaMemcpyDeviceToDevice, stream));
+        }
+        const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
+        embed(p, ws.ids.as<int32_t>(), Tp, w.token_embeddings.get(), V, D, scale, w.encoder_positions.get(), 2, Tp,
+              x + size_t(G) * size_t(D) * el, stream);
+        add_layer_norm(p, x, nullptr, nullptr, S, D, w.encoder_embedding_norm.g(), w.encoder_embedding_norm.b(), 1e-5f,
+                       stream);
+
+        EncodedRow out;
+        if (keep_layer_states) out.layer_states.push_back(download_rows(p, x, S, D, ws.staging, stream));
+        ws.attention.prepare({attention.kind, attention.lsg, attention.fovea}, G, Tp, heads, hd, p, stream);
+        check(ws.attention.sparse_path() == plan.sparse, "encoder: the device attention disagrees with the row plan");
+        for (int layer = 0; layer < L; ++layer) {
+            cb.check_abort();
+            const DeviceEncoderLayer& lw = w.encoder_layers[size_t(layer)];
+            {
+                TimedSpan t(call.products, stream);
+                call.gemm.linear(p, x, S, D, lw.self_attn.q.weight.get(), D, ws.q.get());
+                call.gemm.linear(p, x, S, D, lw.self_attn.k.weight.get(), D, ws.k.get());
+                call.gemm.linear(p, x, S, D, lw.self_attn.v.weight.get(), D, ws.v.get());
+            }
+            if (lw.self_attn.q.b()) bias_activation(p, ws.q.get(), lw.self_attn.q.b(), S, D, false, stream);
+            if (lw.self_attn.k.b()) bias_activation(p, ws.k.get(), lw.self_attn.k.b(), S, D, false, stream);
+            if (lw.self_attn.v.b()) bias_activation(p, ws.v.get(), lw.self_attn.v.b(), S, D, false, stream);
+            const float* lsh_r = nullptr;
+            if (lsh && plan.sparse) {
+                const std::vector<float> r_host = lsh_projections_of_layer(*lsh, attention.lsg, layer, heads, hd);
+                ws.lsh_r.reserve(r_host.size() * sizeof(float));
+                PRECIS_CUDA_CHECK(cudaMemcpyAsync(ws.lsh_r.get(), r_host.data(), r_host.size() * sizeof(float),
+                                                  cudaMemcpyHostToDevice, stream));
+                PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));  // r_host goes out of scope
+                lsh_r = ws.lsh_r.as<float>();
+            }
+            ws.attention.run(ws.q.get(), ws.k.get(), ws.v.get(), ws.key_mask.as<float>(), lsh_r, ws.ctx.get());
+            {
+                TimedSpan t(call.products, stream);
+                call.gemm.linear(p, ws.ctx.get(), S, D, lw.self_attn.out.weight.get(), D, ws.tmp.get());
+            }
+            add_layer_norm(p, x, ws.tmp.get(), lw.self_attn.out.b(), S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(),
+                           1e-5f, stream);
+            {
+                TimedSpan t(call.products, stream);
+                call.gemm.linear(p, x, S, D, lw.fc1.weight.get(), F, ws.hidden.get());
+            }
+            bias_activation(p, ws.hidden.get(), lw.fc1.b(), S, F, true, stream);
+            {
+                TimedSpan t(call.products, stream);
+                call.gemm.linear(p, ws.hidden.get(), S, F, lw.fc2.weight.get(), D, ws.tmp.get());
+            }
+            add_layer_norm(p, x, ws.tmp.get(), lw.fc2.b(), S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f, stream);
+            if (keep_layer_states) out.layer_states.push_back(download_rows(p, x, S, D, ws.staging, stream));
+            // Progress that means something (and a prompt cancel): wait for the layer.
+            PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+            cb.report(RunStage::Encoding, layer + 1, L);
+        }
+
+        // Hand-over to the decoder (lsg-spec section 4), as the CPU encoder does.
+        out.input_length = T;
+        out.padded_length = Tp;
+        out.num_global = G;
+        out.sparse_path = plan.sparse;
+        const bool keep_globals = G == 0 || attention.lsg.pass_global_tokens_to_decoder;
+        int first_row = 0, memory_rows = G + T;
+        if (keep_globals) {
+            out.memory_mask.assign(key_mask.begin(), key_mask.begin() + G + T);
+        } else {
+            if (attention.lsg.pool_with_global) {
+                PRECIS_CUDA_CHECK(cudaMemcpyAsync(x + size_t(G) * size_t(D) * el, x, size_t(D) * el,
+                                                  cudaMemcpyDeviceToDevice, stream));
+                if (keep_layer_states)
+                    std::copy_n(out.layer_states.back().data<float>(), D,
+                                out.layer_states.back().data<float>() + size_t(G) * size_t(D));
+            }
+            first_row = G, memory_rows = T;
+            out.memory_mask.assign(key_mask.begin() + G, key_mask.begin() + G + T);
+        }
+        auto device = std::make_shared<DeviceMemory>();
+        device->runner_id = call.runner_id;
+        device->precision = p;
+        device->rows = memory_rows;
+        device->dim = D;
+        device->memory = DeviceBuffer(size_t(memory_rows) * size_t(D) * el);
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(device->memory.get(), x + size_t(first_row) * size_t(D) * el,
+                                          size_t(memory_rows) * size_t(D) * el, cudaMemcpyDeviceToDevice, stream));
+        device->mask = upload(out.memory_mask);
+        out.memory = download_rows(p, device->memory.get(), memory_rows, D, ws.staging, stream);
+        out.device_memory = device;
+        result.rows.push_back(std::move(out));
+    }
+    return result;
+}
+
+}  // namespace precis::cuda

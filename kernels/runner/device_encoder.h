@@ -1,0 +1,42 @@
+#pragma once
+// The BART / LSG-BART encoder on the device (engine/model/encoder.cpp's numerics): embedding,
+// post-LN layers whose self-attention is full, LSG or Fovea (kernels/ops/encoder_attention.h),
+// and the hand-over to the decoder. The output stays on the device for generation and is
+// also copied to the host, where the attention panel, the classifier head and parity
+// checks read it.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/model/encoder.h"
+#include "kernels/device_buffer.h"
+#include "kernels/ops/encoder_attention.h"
+
+namespace precis::cuda {
+
+class DeviceModel;
+class Gemm;
+class ProductTimer;
+
+// Buffers one runner reuses from input to input: grown to the longest, never per layer.
+struct EncoderWorkspace {
+    DeviceBuffer ids, key_mask, x, q, k, v, ctx, tmp, hidden, lsh_r, staging;
+    DeviceSelfAttention attention;
+};
+
+struct EncoderCall {
+    const Model& model;
+    const DeviceModel& weights;
+    Gemm& gemm;
+    cudaStream_t stream;
+    EncoderWorkspace& workspace;
+    ProductTimer& products;
+    uint64_t runner_id;
+};
+
+EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vector<int64_t>>& ids,
+                            const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                            const RunCallbacks& callbacks, bool keep_layer_states);
+
+}  // namespace precis::cuda

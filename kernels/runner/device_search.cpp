@@ -1,0 +1,185 @@
+#include "kernels/runner/device_search.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "engine/generate/hypothesis_set.h"
+#include "engine/generate/logits_processors.h"
+#include "engine/model/model.h"
+#include "kernels/device_buffer.h"
+#include "kernels/ops/search_step.h"
+#include "kernels/runner/device_decoder.h"
+
+namespace precis::cuda {
+
+namespace {
+
+StepRules rules_for(const GenerationConfig& cfg, int cur_len, int max_length) {
+    StepRules r;
+    r.cur_len = cur_len;
+    r.max_length = max_length;
+    r.min_length = cfg.min_length;
+    r.no_repeat_ngram = cfg.no_repeat_ngram_size;
+    r.eos_token_id = cfg.eos_token_id;
+    r.forced_bos_token_id = cfg.forced_bos_token_id;
+    r.forced_eos_token_id = cfg.forced_eos_token_id;
+    return r;
+}
+
+// The token histories the n-gram rule reads, [rows, max_length] int32 on the device. Only
+// the rows' tokens so far are sent each step (a few kilobytes), not the scores.
+class DeviceHistory {
+public:
+    DeviceHistory(int rows, int max_length, cudaStream_t stream)
+        : rows_(rows), stride_(max_length), stream_(stream), host_(size_t(rows) * size_t(max_length), 0),
+          device_(host_.size() * sizeof(int32_t)) {}
+
+    const int32_t* upload(const std::vector<std::vector<int64_t>>& seqs) {
+        for (int r = 0; r < rows_; ++r)
+            for (size_t i = 0; i < seqs[size_t(r)].size() && i < size_t(stride_); ++i)
+                host_[size_t(r) * size_t(stride_) + i] = int32_t(seqs[size_t(r)][i]);
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(device_.get(), host_.data(), host_.size() * sizeof(int32_t),
+                                          cudaMemcpyHostToDevice, stream_));
+        return device_.as<int32_t>();
+    }
+    int stride() const { return stride_; }
+
+private:
+    int rows_, stride_;
+    cudaStream_t stream_;
+    std::vector<int32_t> host_;
+    DeviceBuffer device_;
+};
+
+}  // namespace
+
+GenerationResult device_greedy_search(const SearchContext& ctx, DeviceDecoder& dec, int items) {
+    const GenerationConfig& cfg = ctx.cfg;
+    const int64_t V = ctx.model.config().vocab_size;
+    const int max_length = effective_max_length(cfg);
+    cudaStream_t stream = ctx.stream;
+    GenerationResult res;
+    res.sequences.assign(size_t(items), {cfg.decoder_start_token_id});
+    res.sequence_scores.assign(size_t(items), 0.f);
+    std::vector<char> finished(size_t(items), 0);
+    std::vector<int64_t> last(size_t(items), cfg.decoder_start_token_id);
+    DeviceHistory history(items, max_length, stream);
+    DeviceBuffer best_value(size_t(items) * sizeof(float)), best_index(size_t(items) * sizeof(int64_t));
+    DeviceBuffer scratch(topk_scratch_bytes(items, V, 1));
+    std::vector<float> values(static_cast<size_t>(items));
+    std::vector<int64_t> indices(static_cast<size_t>(items));
+    const int total = max_length - 1;
+    while (int(res.sequences[0].size()) < max_length) {
+        ctx.callbacks.check_abort();
+        dec.forward(last.data(), 1);
+        float* scores = const_cast<float*>(dec.logits());
+        const int cur_len = int(res.sequences[0].size());
+        log_softmax_process(scores, items, V, history.upload(res.sequences), history.stride(), nullptr,
+                            rules_for(cfg, cur_len, max_length), stream);
+        // log-softmax shifts a row by a constant, so its first maximum is the processed
+        // logits' first maximum, the token the CPU's greedy search picks.
+        top_k(scores, items, V, 1, best_value.as<float>(), best_index.as<int64_t>(), scratch.get(), stream);
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(values.data(), best_value.get(), values.size() * sizeof(float),
+                                          cudaMemcpyDeviceToHost, stream));
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(indices.data(), best_index.get(), indices.size() * sizeof(int64_t),
+                                          cudaMemcpyDeviceToHost, stream));
+        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (int i = 0; i < items; ++i) {
+            const int64_t token = finished[size_t(i)] ? cfg.pad_token_id : indices[size_t(i)];
+            if (!finished[size_t(i)]) res.sequence_scores[size_t(i)] += values[size_t(i)];
+            res.sequences[size_t(i)].push_back(token);
+            last[size_t(i)] = token;
+            if (token == cfg.eos_token_id) finished[size_t(i)] = 1;
+        }
+        ++res.steps;
+        for (int i = 0; i < items; ++i)
+            if (ctx.callbacks.on_tokens) ctx.callbacks.on_tokens(i, res.sequences[size_t(i)]);
+        ctx.callbacks.report(RunStage::Generating, res.steps, total);
+        if (std::all_of(finished.begin(), finished.end(), [](char f) { return f != 0; })) break;
+    }
+    return res;
+}
+
+GenerationResult device_beam_search(const SearchContext& ctx, DeviceDecoder& dec, int items) {
+    const GenerationConfig& cfg = ctx.cfg;
+    const int K = cfg.num_beams;
+    const int64_t V = ctx.model.config().vocab_size;
+    const int max_length = effective_max_length(cfg);
+    const int rows = items * K;
+    const int keep = 2 * K;
+    check(keep <= 64, "beam search on the GPU takes at most 32 beams, not " + std::to_string(K));
+    cudaStream_t stream = ctx.stream;
+
+    std::vector<std::vector<int64_t>> seqs(size_t(rows), {cfg.decoder_start_token_id});
+    std::vector<float> beam_scores(size_t(rows), 0.f);
+    for (int i = 0; i < items; ++i)
+        for (int b = 1; b < K; ++b) beam_scores[size_t(i * K + b)] = -1e9f;
+    std::vector<HypothesisSet> hyps(size_t(items), HypothesisSet(K, cfg.length_penalty));
+    std::vector<char> done(size_t(items), 0);
+    std::vector<int64_t> last(size_t(rows), cfg.decoder_start_token_id);
+    std::vector<int> parents(static_cast<size_t>(rows));
+    std::vector<int64_t> next_tokens(static_cast<size_t>(rows));
+    std::vector<float> next_scores(static_cast<size_t>(rows));
+    std::vector<std::vector<int64_t>> next_seqs(static_cast<size_t>(rows));
+    std::vector<float> top_scores(size_t(items) * keep);
+    std::vector<int64_t> top_indices(size_t(items) * keep);
+    DeviceHistory history(rows, max_length, stream);
+    DeviceBuffer d_beam_scores(size_t(rows) * sizeof(float));
+    DeviceBuffer d_values(top_scores.size() * sizeof(float)), d_indices(top_indices.size() * sizeof(int64_t));
+    DeviceBuffer scratch(topk_scratch_bytes(items, int64_t(K) * V, keep));
+    BeamStepChoice choice;
+    GenerationResult res;
+    int cur_len = 1;
+    while (true) {
+        ctx.callbacks.check_abort();
+        dec.forward(last.data(), 1);
+        float* scores = const_cast<float*>(dec.logits());
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(d_beam_scores.get(), beam_scores.data(), size_t(rows) * sizeof(float),
+                                          cudaMemcpyHostToDevice, stream));
+        log_softmax_process(scores, rows, V, history.upload(seqs), history.stride(), d_beam_scores.as<float>(),
+                            rules_for(cfg, cur_len, max_length), stream);
+        top_k(scores, items, int64_t(K) * V, keep, d_values.as<float>(), d_indices.as<int64_t>(), scratch.get(),
+              stream);
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_scores.data(), d_values.get(), top_scores.size() * sizeof(float),
+                                          cudaMemcpyDeviceToHost, stream));
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_indices.data(), d_indices.get(), top_indices.size() * sizeof(int64_t),
+                                          cudaMemcpyDeviceToHost, stream));
+        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+        for (int i = 0; i < items; ++i) {
+            if (done[size_t(i)]) {
+                for (int b = 0; b < K; ++b) {
+                    parents[size_t(i * K + b)] = i * K;
+                    next_tokens[size_t(i * K + b)] = cfg.pad_token_id;
+                    next_scores[size_t(i * K + b)] = 0.f;
+                }
+                continue;
+            }
+            done[size_t(i)] = choose_beams(top_scores.data() + size_t(i) * keep, top_indices.data() + size_t(i) * keep,
+                                           keep, K, V, cfg.eos_token_id, i * K, cur_len, cfg.early_stopping, seqs,
+                                           hyps[size_t(i)], choice);
+            for (int b = 0; b < K; ++b) {
+                parents[size_t(i * K + b)] = choice.parents[size_t(b)];
+                next_tokens[size_t(i * K + b)] = choice.tokens[size_t(b)];
+                next_scores[size_t(i * K + b)] = choice.scores[size_t(b)];
+            }
+        }
+        for (int r = 0; r < rows; ++r) {
+            next_seqs[size_t(r)] = seqs[size_t(parents[size_t(r)])];
+            next_seqs[size_t(r)].push_back(next_tokens[size_t(r)]);
+            beam_scores[size_t(r)] = next_scores[size_t(r)];
+            last[size_t(r)] = next_tokens[size_t(r)];
+        }
+        seqs.swap(next_seqs);
+        dec.reorder(parents);
+        ++cur_len;
+        ++res.steps;
+        if (ctx.callbacks.on_tokens)
+            for (int i = 0; i < items; ++i) ctx.callbacks.on_tokens(i, seqs[size_t(i * K)]);
+        ctx.callbacks.report(RunStage::Generating, cur_len - 1, max_length - 1);
+        if (std::all_of(done.begin(), done.end(), [](char d) { return d != 0; }) || cur_len >= max_length) break;
+    }
+    finish_beam_search(seqs, beam_scores, done, hyps, K, max_length, cfg.eos_token_id, res);
+    return res;
+}
+
+}  // namespace precis::cuda

@@ -1,0 +1,238 @@
+// The decoder's device attention (cache append, causal self-attention over the cache,
+// cross-attention over each item's memory, beam reorder of the caches) against a
+// double-precision reference computed here from the same (precision-rounded) inputs.
+#include "kernels/ops/decoder_attention.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "tests/kernels/cuda/cuda_test_support.h"
+
+namespace precis {
+namespace {
+
+using cuda::Precision;
+
+// Throws a plain argument error (precis::Error), not a DeviceError: the check ran before
+// any CUDA call, so these cases hold on machines without a GPU.
+template <class F>
+void expect_argument_error(F&& f) {
+    try {
+        f();
+        ADD_FAILURE() << "no error was thrown";
+    } catch (const cuda::DeviceError& e) {
+        ADD_FAILURE() << "a CUDA call ran before the argument check: " << e.what();
+    } catch (const Error&) {
+    }
+}
+
+// Softmax(q . k_j * scale + mask_j) . v over nk keys (rows ld apart), in double.
+std::vector<double> reference_attend(const float* q, const float* k, const float* v, int64_t ld, int64_t nk,
+                                     const float* mask, float scale, int hd) {
+    std::vector<double> s(size_t(nk), 0.0), out(size_t(hd), 0.0);
+    double m = -INFINITY;
+    for (int64_t j = 0; j < nk; ++j) {
+        double dot = 0;
+        for (int c = 0; c < hd; ++c) dot += double(q[c]) * k[j * ld + c];
+        s[size_t(j)] = dot * scale + (mask ? double(mask[j]) : 0.0);
+        m = std::max(m, s[size_t(j)]);
+    }
+    double sum = 0;
+    for (double& x : s) sum += (x = std::exp(x - m));  // masked keys: exp(-3.4e38 - m) == 0
+    for (int64_t j = 0; j < nk; ++j)
+        for (int c = 0; c < hd; ++c) out[size_t(c)] += s[size_t(j)] / sum * v[j * ld + c];
+    return out;
+}
+
+// fp16 keeps the output within 1e-3 of the exact result, but bf16's own output rounding
+// (8 significant bits, about 2e-3 rms relative) exceeds 1e-3, so for bf16 the reference is
+// rounded through bf16 as well and the bound then measures the kernel's arithmetic.
+std::vector<float> comparable_reference(Precision p, const std::vector<float>& ref) {
+    return p == Precision::BF16 ? test::rounded_to(p, ref) : ref;
+}
+
+class DecoderAttention : public ::testing::TestWithParam<Precision> {};
+
+TEST_P(DecoderAttention, AppendThenCausalSelfAttentionOverALongCache) {
+    PRECIS_REQUIRE_GPU();
+    const Precision p = GetParam();
+    const int rows = 3, heads = 4, hd = 64, D = heads * hd, max_len = 1100;
+    const float scale = 1.f / std::sqrt(float(hd));
+    // new_len 1 over a cache past 1024 positions (many key tiles), and 3 new positions.
+    for (auto [length, new_len] : {std::pair{1030, 1}, std::pair{37, 3}}) {
+        SCOPED_TRACE(::testing::Message() << "length " << length << " new_len " << new_len);
+        // Positions the step must not read hold large values, so reading them shows.
+        std::vector<float> kc = test::gaussian(size_t(rows) * max_len * D, 11), vc = test::gaussian(kc.size(), 12);
+        for (int r = 0; r < rows; ++r)
+            for (int j = length; j < max_len; ++j)
+                for (int d = 0; d < D; ++d) {
+                    kc[(size_t(r) * max_len + j) * D + d] = 300.f;
+                    vc[(size_t(r) * max_len + j) * D + d] = 3000.f;
+                }
+        kc = test::rounded_to(p, kc);
+        vc = test::rounded_to(p, vc);
+        const std::vector<float> fk = test::rounded_to(p, test::gaussian(size_t(rows) * new_len * D, 13));
+        const std::vector<float> fv = test::rounded_to(p, test::gaussian(fk.size(), 14));
+        const std::vector<float> q = test::rounded_to(p, test::gaussian(fk.size(), 15, 2.f));
+        cuda::DeviceBuffer dk = test::upload_as(p, kc), dv = test::upload_as(p, vc);
+        cuda::DeviceBuffer dfk = test::upload_as(p, fk), dfv = test::upload_as(p, fv), dq = test::upload_as(p, q);
+        cuda::DeviceBuffer dout(q.size() * cuda::bytes_of(p));
+        cuda::append_to_cache(p, dfk.get(), dk.get(), rows, new_len, length, max_len, D, nullptr);
+        cuda::append_to_cache(p, dfv.get(), dv.get(), rows, new_len, length, max_len, D, nullptr);
+        cuda::cached_self_attention(p, dq.get(), dk.get(), dv.get(), rows, new_len, length, max_len, heads, hd, scale,
+                                    dout.get(), nullptr);
+        PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+
+        for (int r = 0; r < rows; ++r)
+            for (int i = 0; i < new_len; ++i)
+                for (int d = 0; d < D; ++d) {
+                    kc[(size_t(r) * max_len + length + i) * D + d] = fk[(size_t(r) * new_len + i) * D + d];
+                    vc[(size_t(r) * max_len + length + i) * D + d] = fv[(size_t(r) * new_len + i) * D + d];
+                }
+        // EXPECT_TRUE, not EXPECT_EQ: a failure should not print 800k values.
+        EXPECT_TRUE(test::download_as_f32(p, dk.get(), kc.size()) == kc) << "append_to_cache (keys)";
+        EXPECT_TRUE(test::download_as_f32(p, dv.get(), vc.size()) == vc) << "append_to_cache (values)";
+
+        std::vector<float> ref(q.size());
+        for (int r = 0; r < rows; ++r)
+            for (int i = 0; i < new_len; ++i)
+                for (int h = 0; h < heads; ++h) {
+                    const size_t qa = (size_t(r) * new_len + i) * D + size_t(h) * hd;
+                    const size_t ca = size_t(r) * max_len * D + size_t(h) * hd;
+                    const auto o = reference_attend(q.data() + qa, kc.data() + ca, vc.data() + ca, D, length + i + 1,
+                                                    nullptr, scale, hd);
+                    for (int c = 0; c < hd; ++c) ref[qa + size_t(c)] = float(o[size_t(c)]);
+                }
+        const auto got = test::download_as_f32(p, dout.get(), q.size());
+        EXPECT_LE(test::normalized_error(got, comparable_reference(p, ref)), test::op_tolerance(p));
+    }
+}
+
+TEST_P(DecoderAttention, CrossAttentionStreamsLongMemoriesAndMasksToExactlyZero) {
+    PRECIS_REQUIRE_GPU();
+    const Precision p = GetParam();
+    const int heads = 2, hd = 64, D = heads * hd;
+    const float scale = 1.f / std::sqrt(float(hd));
+    const float lowest = std::numeric_limits<float>::lowest();
+    // Item 0: 17000 keys (many tiles), its first 100 masked (the running max starts at the
+    // mask value). Item 1: 5 keys, fewer than a tile, one masked in the middle.
+    const std::vector<int32_t> offsets{0, 17000, 17005};
+    const std::vector<int32_t> item_of_row{1, 0, 0, 1, 0};
+    const int rows = int(item_of_row.size()), total = offsets.back();
+    std::vector<float> mask(size_t(total), 0.f);
+    for (int j = 0; j < 100; ++j) mask[size_t(j)] = lowest;
+    for (int j = 5000; j < 5200; ++j) mask[size_t(j)] = lowest;
+    for (int j = 8000; j < 9000; ++j) mask[size_t(j)] = -1.5f;  // an ordinary additive mask
+    mask[17002] = lowest;
+    const std::vector<float> km = test::rounded_to(p, test::gaussian(size_t(total) * D, 21));
+    std::vector<float> vm = test::gaussian(km.size(), 22);
+    for (int j : {0, 50, 5100, 17002})  // masked rows with large values: any weight on them shows
+        for (int d = 0; d < D; ++d) vm[size_t(j) * D + d] = 1000.f;
+    vm = test::rounded_to(p, vm);
+    const std::vector<float> q = test::rounded_to(p, test::gaussian(size_t(rows) * D, 23, 2.f));
+
+    cuda::DeviceBuffer dq = test::upload_as(p, q), dk = test::upload_as(p, km), dv = test::upload_as(p, vm);
+    cuda::DeviceBuffer ditem = cuda::upload(item_of_row), doff = cuda::upload(offsets), dmask = cuda::upload(mask);
+    cuda::DeviceBuffer dout(q.size() * cuda::bytes_of(p));
+    cuda::cross_attention(p, dq.get(), rows, ditem.as<int32_t>(), doff.as<int32_t>(), dk.get(), dv.get(),
+                          dmask.as<float>(), heads, hd, scale, dout.get(), nullptr);
+    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+
+    std::vector<float> ref(q.size());
+    for (int r = 0; r < rows; ++r) {
+        const int item = item_of_row[size_t(r)];
+        const int64_t b = offsets[size_t(item)], n = offsets[size_t(item) + 1] - b;
+        for (int h = 0; h < heads; ++h) {
+            const size_t qa = size_t(r) * D + size_t(h) * hd;
+            const size_t ma = size_t(b) * D + size_t(h) * hd;
+            const auto o = reference_attend(q.data() + qa, km.data() + ma, vm.data() + ma, D, n,
+                                            mask.data() + b, scale, hd);
+            for (int c = 0; c < hd; ++c) ref[qa + size_t(c)] = float(o[size_t(c)]);
+        }
+    }
+    const auto got = test::download_as_f32(p, dout.get(), q.size());
+    EXPECT_LE(test::normalized_error(got, comparable_reference(p, ref)), test::op_tolerance(p));
+}
+
+// The CPU DecoderState::reorder semantics on a host copy: row r's first `length` positions
+// become what row parents[r] held; everything past length is left alone.
+void reorder_on_host(std::vector<uint8_t>& cache, const std::vector<int>& parents, size_t row_bytes,
+                     size_t used_bytes) {
+    const std::vector<uint8_t> old = cache;
+    for (size_t r = 0; r < parents.size(); ++r)
+        std::memcpy(cache.data() + r * row_bytes, old.data() + size_t(parents[r]) * row_bytes, used_bytes);
+}
+
+TEST_P(DecoderAttention, CacheReorderMatchesTheCpuSemantics) {
+    PRECIS_REQUIRE_GPU();
+    const Precision p = GetParam();
+    const int rows = 4, max_len = 10, length = 7;
+    const std::vector<std::vector<int>> steps{{1, 0, 0, 2}, {0, 1, 2, 3}, {3, 3, 3, 3}, {2, 0, 1, 3}, {0, 0, 1, 1}};
+    // D = 24: 16-byte copies; D = 6 (fp16/bf16): 4-byte copies; D = 5 (fp16/bf16): 2-byte copies.
+    for (int64_t D : {24, 6, 5}) {
+        SCOPED_TRACE(::testing::Message() << "D " << D);
+        const size_t row_bytes = size_t(max_len) * size_t(D) * cuda::bytes_of(p);
+        const size_t used_bytes = size_t(length) * size_t(D) * cuda::bytes_of(p);
+        std::mt19937 rng(uint32_t(31 + D));
+        std::vector<std::vector<uint8_t>> host(3, std::vector<uint8_t>(rows * row_bytes));
+        std::vector<cuda::DeviceBuffer> dev;
+        std::vector<void*> caches;
+        for (auto& h : host) {
+            for (uint8_t& b : h) b = uint8_t(rng());
+            dev.push_back(cuda::upload(h));
+            caches.push_back(dev.back().get());
+        }
+        cuda::CacheReorder reorder;  // reused across steps, as the decoder does
+        for (const auto& parents : steps) {
+            SCOPED_TRACE(::testing::Message() << "parents {" << parents[0] << "," << parents[1] << "," << parents[2]
+                                              << "," << parents[3] << "}");
+            reorder.run(p, caches, parents, length, max_len, D, nullptr);
+            PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+            for (size_t c = 0; c < host.size(); ++c) {
+                reorder_on_host(host[c], parents, row_bytes, used_bytes);
+                EXPECT_EQ(cuda::download<uint8_t>(caches[c], host[c].size()), host[c]) << "cache " << c;
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Precisions, DecoderAttention,
+                         ::testing::Values(Precision::F32, Precision::F16, Precision::BF16),
+                         [](const auto& info) { return std::string(test::precision_label(info.param)); });
+
+// Host-only: bad arguments are refused before any CUDA call (runs without a GPU).
+TEST(DecoderAttentionArguments, AreCheckedBeforeAnyCudaCall) {
+    void* fake = reinterpret_cast<void*>(uintptr_t(4096));  // never dereferenced
+    const auto* ifake = static_cast<const int32_t*>(fake);
+    const Precision p = Precision::F16;
+    expect_argument_error([&] { cuda::append_to_cache(p, fake, fake, 2, 0, 3, 10, 64, nullptr); });
+    expect_argument_error([&] { cuda::append_to_cache(p, fake, fake, 2, 2, 9, 10, 64, nullptr); });
+    expect_argument_error([&] { cuda::append_to_cache(p, nullptr, fake, 2, 1, 3, 10, 64, nullptr); });
+    expect_argument_error(
+        [&] { cuda::cached_self_attention(p, fake, fake, fake, 2, 1, 10, 10, 4, 16, 1.f, fake, nullptr); });
+    expect_argument_error(
+        [&] { cuda::cached_self_attention(p, fake, fake, fake, 2, 1, 3, 10, 4, 0, 1.f, fake, nullptr); });
+    expect_argument_error(
+        [&] { cuda::cached_self_attention(p, fake, nullptr, fake, 2, 1, 3, 10, 4, 16, 1.f, fake, nullptr); });
+    expect_argument_error(
+        [&] { cuda::cross_attention(p, fake, 2, ifake, ifake, fake, fake, nullptr, 0, 16, 1.f, fake, nullptr); });
+    expect_argument_error(
+        [&] { cuda::cross_attention(p, fake, 2, nullptr, ifake, fake, fake, nullptr, 4, 16, 1.f, fake, nullptr); });
+    expect_argument_error(
+        [&] { cuda::cross_attention(p, fake, -1, ifake, ifake, fake, fake, nullptr, 4, 16, 1.f, fake, nullptr); });
+    cuda::CacheReorder reorder;
+    expect_argument_error([&] { reorder.run(p, {fake, fake}, {0, 2}, 3, 10, 64, nullptr); });
+    expect_argument_error([&] { reorder.run(p, {fake, fake}, {0, -1}, 3, 10, 64, nullptr); });
+    expect_argument_error([&] { reorder.run(p, {fake, nullptr}, {1, 0}, 3, 10, 64, nullptr); });
+    expect_argument_error([&] { reorder.run(p, {fake, fake}, {1, 0}, 11, 10, 64, nullptr); });
+}
+
+}  // namespace
+}  // namespace precis

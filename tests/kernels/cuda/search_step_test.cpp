@@ -1,0 +1,218 @@
+// One search step on the device against the CPU search: log_softmax_row + process_scores
+// (+ the beam score) for log_softmax_process, and the beam search's partial_sort (ties:
+// lower index first) for top_k. The search runs in float32 in every precision.
+#include "kernels/ops/search_step.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "engine/core/error.h"
+#include "engine/generate/logits_processors.h"
+#include "engine/generate/search.h"
+#include "tests/kernels/cuda/cuda_test_support.h"
+
+namespace precis {
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+// Throws a plain argument error, not a DeviceError: the check ran before any CUDA call.
+template <class F>
+void expect_argument_error(F&& f) {
+    try {
+        f();
+        ADD_FAILURE() << "no error was thrown";
+    } catch (const cuda::DeviceError& e) {
+        ADD_FAILURE() << "a CUDA call ran before the argument check: " << e.what();
+    } catch (const Error&) {
+    }
+}
+
+struct StepCase {
+    const char* name;
+    int cur_len, max_length, min_length, ngram;
+    int64_t forced_bos, forced_eos;
+    bool beam;
+};
+
+TEST(SearchStep, LogSoftmaxProcessMatchesTheCpuRules) {
+    PRECIS_REQUIRE_GPU();
+    const int rows = 5;
+    const int64_t V = 50265, eos = 2;
+    const StepCase cases[] = {
+        {"plain", 12, 40, 0, 0, -1, -1, false},
+        {"trigram bans, min length, beam scores", 12, 40, 20, 3, -1, -1, true},
+        {"unigram bans, beam scores", 9, 40, 0, 1, -1, -1, true},
+        {"forced BOS", 1, 40, 5, 3, 0, 2, true},
+        {"forced EOS over bigram bans", 19, 20, 0, 2, 0, 2, false},
+        {"forced BOS and EOS: EOS wins", 1, 2, 0, 0, 0, 2, true},
+    };
+    for (const StepCase& sc : cases) {
+        SCOPED_TRACE(sc.name);
+        const std::vector<float> logits = test::gaussian(size_t(rows) * V, 41, 3.f);
+        std::vector<float> beam_scores(rows);
+        for (int r = 0; r < rows; ++r) beam_scores[size_t(r)] = -0.75f * float(r);
+        // Histories from a few tokens, so n-grams repeat; entries past cur_len are garbage
+        // that would ban more tokens if read.
+        const int stride = sc.cur_len + 4;
+        std::mt19937 rng(uint32_t(sc.cur_len * 7 + sc.ngram));
+        std::vector<std::vector<int64_t>> seqs(rows);
+        std::vector<int32_t> history(size_t(rows) * stride, 777);
+        for (int r = 0; r < rows; ++r) {
+            seqs[size_t(r)].push_back(2);  // the start token
+            for (int t = 1; t < sc.cur_len; ++t) seqs[size_t(r)].push_back(int64_t(5 + rng() % (3 + r)));
+            for (int t = 0; t < sc.cur_len; ++t) history[size_t(r) * stride + size_t(t)] = int32_t(seqs[size_t(r)][size_t(t)]);
+        }
+
+        GenerationConfig cfg;
+        cfg.no_repeat_ngram_size = sc.ngram;
+        cfg.min_length = sc.min_length;
+        cfg.eos_token_id = eos;
+        cfg.forced_bos_token_id = sc.forced_bos;
+        cfg.forced_eos_token_id = sc.forced_eos;
+        std::vector<float> ref = logits;
+        for (int r = 0; r < rows; ++r) {
+            float* row = ref.data() + int64_t(r) * V;
+            log_softmax_row(row, V);
+            process_scores(row, V, seqs[size_t(r)], cfg, sc.max_length);
+            if (sc.beam)
+                for (int64_t t = 0; t < V; ++t) row[t] += beam_scores[size_t(r)];
+        }
+
+        cuda::StepRules rules;
+        rules.cur_len = sc.cur_len;
+        rules.max_length = sc.max_length;
+        rules.min_length = sc.min_length;
+        rules.no_repeat_ngram = sc.ngram;
+        rules.eos_token_id = eos;
+        rules.forced_bos_token_id = sc.forced_bos;
+        rules.forced_eos_token_id = sc.forced_eos;
+        cuda::DeviceBuffer d_scores = cuda::upload(logits), d_hist = cuda::upload(history);
+        cuda::DeviceBuffer d_beam = cuda::upload(beam_scores);
+        cuda::log_softmax_process(d_scores.as<float>(), rows, V, d_hist.as<int32_t>(), stride,
+                                  sc.beam ? d_beam.as<float>() : nullptr, rules, nullptr);
+        PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<float> got = cuda::download<float>(d_scores.get(), ref.size());
+
+        // Banned and forced-away tokens must be -inf exactly where the CPU has them; the
+        // finite scores are then held to the fp32 op bound.
+        std::vector<float> got_finite, ref_finite;
+        int64_t pattern_mismatches = 0, bans = 0;
+        for (size_t i = 0; i < ref.size(); ++i) {
+            const bool ref_inf = ref[i] == kNegInf, got_inf = got[i] == kNegInf;
+            bans += ref_inf;
+            if (ref_inf != got_inf) ++pattern_mismatches;
+            else if (!ref_inf) {
+                got_finite.push_back(got[i]);
+                ref_finite.push_back(ref[i]);
+            }
+        }
+        EXPECT_EQ(pattern_mismatches, 0) << "of " << bans << " -inf entries on the CPU";
+        if (sc.ngram > 0 || sc.min_length > 0) {
+            EXPECT_GT(bans, 0) << "the case should ban something";
+        }
+        EXPECT_LE(test::normalized_error(got_finite, ref_finite), 1e-6);
+    }
+}
+
+// The CPU beam search's selection: partial_sort, descending, lower index first on ties.
+void cpu_top_k(const float* s, int64_t n, int k, std::vector<float>& values, std::vector<int64_t>& indices) {
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                      [&](int64_t a, int64_t b) { return s[a] > s[b] || (s[a] == s[b] && a < b); });
+    for (int i = 0; i < k; ++i) {
+        indices.push_back(order[size_t(i)]);
+        values.push_back(s[order[size_t(i)]]);
+    }
+}
+
+void check_top_k(const std::vector<float>& scores, int groups, int64_t group_len, int k) {
+    SCOPED_TRACE(::testing::Message() << groups << " groups of " << group_len << ", k " << k);
+    std::vector<float> ref_v;
+    std::vector<int64_t> ref_i;
+    for (int g = 0; g < groups; ++g) cpu_top_k(scores.data() + g * group_len, group_len, k, ref_v, ref_i);
+    cuda::DeviceBuffer d_scores = cuda::upload(scores);
+    cuda::DeviceBuffer d_v(size_t(groups) * k * sizeof(float)), d_i(size_t(groups) * k * sizeof(int64_t));
+    const size_t need = cuda::topk_scratch_bytes(groups, group_len, k);
+    cuda::DeviceBuffer scratch(need);
+    cuda::top_k(d_scores.as<float>(), groups, group_len, k, d_v.as<float>(), d_i.as<int64_t>(), scratch.get(),
+                nullptr);
+    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(cuda::download<int64_t>(d_i.get(), ref_i.size()), ref_i);
+    EXPECT_EQ(cuda::download<float>(d_v.get(), ref_v.size()), ref_v);
+}
+
+TEST(SearchStep, TopKMatchesTheCpuOrderWithTiesAndInfinities) {
+    PRECIS_REQUIRE_GPU();
+    // Beam-search shaped: 5 beams x bart's vocabulary per group (two passes), with scores
+    // quantized to quarters (many ties), a third of them -inf, and planted ties at the top
+    // across chunk boundaries (4095 / 4096 are in different chunks).
+    {
+        const int groups = 4;
+        const int64_t len = 5 * 50265;
+        std::vector<float> s = test::gaussian(size_t(groups) * len, 51);
+        std::mt19937 rng(52);
+        for (float& x : s) x = rng() % 3 == 0 ? kNegInf : std::round(x * 4.f) / 4.f;
+        for (int g = 0; g < groups; ++g)
+            for (int64_t i : {int64_t(250000), int64_t(7), int64_t(130000), int64_t(4096), int64_t(4095)})
+                s[size_t(g * len + i)] = 9.5f;
+        // Group 3: only five finite scores, so the top-k continues into -inf by index.
+        for (int64_t i = 0; i < len; ++i) s[size_t(3 * len + i)] = kNegInf;
+        for (int64_t i : {int64_t(100), int64_t(5), int64_t(200000), int64_t(99999), int64_t(4097)})
+            s[size_t(3 * len + i)] = -float(i % 7);
+        check_top_k(s, groups, len, 10);
+        check_top_k(s, groups, len, 64);
+    }
+    // Three passes: 300000 scores and k 64 leave 74 x 64 candidates after the first.
+    {
+        const int64_t len = 300000;
+        std::vector<float> s = test::gaussian(size_t(2) * len, 53);
+        for (float& x : s) x = std::round(x * 8.f) / 8.f;
+        check_top_k(s, 2, len, 64);
+    }
+    // Single pass, a group shorter than the chunk; and every score equal (pure index order).
+    check_top_k(test::gaussian(3 * 100, 54), 3, 100, 64);
+    check_top_k(std::vector<float>(2 * 64, 1.f), 2, 64, 64);
+    check_top_k(std::vector<float>(2 * 5000, kNegInf), 2, 5000, 3);
+}
+
+// Host-only: bad arguments are refused before any CUDA call (runs without a GPU).
+TEST(SearchStepArguments, AreCheckedBeforeAnyCudaCall) {
+    auto* f = reinterpret_cast<float*>(uintptr_t(4096));  // never dereferenced
+    auto* i64 = reinterpret_cast<int64_t*>(uintptr_t(8192));
+    auto* hist = reinterpret_cast<const int32_t*>(uintptr_t(12288));
+    cuda::StepRules rules;
+    rules.cur_len = 4;
+    rules.max_length = 20;
+    expect_argument_error([&] { cuda::log_softmax_process(nullptr, 2, 100, hist, 8, nullptr, rules, nullptr); });
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 0, hist, 8, nullptr, rules, nullptr); });
+    cuda::StepRules ngram = rules;
+    ngram.no_repeat_ngram = 3;
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, nullptr, 8, nullptr, ngram, nullptr); });
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 3, nullptr, ngram, nullptr); });
+    cuda::StepRules forced = rules;
+    forced.forced_eos_token_id = 100;
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 8, nullptr, forced, nullptr); });
+    cuda::StepRules zero = rules;
+    zero.cur_len = 0;
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 8, nullptr, zero, nullptr); });
+
+    expect_argument_error([&] { cuda::top_k(f, 2, 1000, 65, f, i64, f, nullptr); });
+    expect_argument_error([&] { cuda::top_k(f, 2, 1000, 0, f, i64, f, nullptr); });
+    expect_argument_error([&] { cuda::top_k(f, 2, 10, 11, f, i64, f, nullptr); });
+    expect_argument_error([&] { cuda::top_k(nullptr, 2, 1000, 8, f, i64, f, nullptr); });
+    ASSERT_GT(cuda::topk_scratch_bytes(2, 251325, 10), 0u);
+    expect_argument_error([&] { cuda::top_k(f, 2, 251325, 10, f, i64, nullptr, nullptr); });
+    EXPECT_EQ(cuda::topk_scratch_bytes(2, 100, 10), 0u);  // one pass needs no scratch
+}
+
+}  // namespace
+}  // namespace precis
