@@ -344,7 +344,7 @@ void MainWindow::on_model_ready(const ModelInfo& info) {
         // fp32 is the exact path and goes unsaid; quantized weights are named.
         const QString weights = info.compute_type.isEmpty() || info.compute_type == "fp32" ? QString() : " · " + info.compute_type;
         model_label_->setText(tr("Model: <b>%1</b> · %2%3 · %4 attention")
-                                  .arg(info.name.toHtmlEscaped(), info.device, weights, info.attention));
+                                  .arg(info.name.toHtmlEscaped(), info.device.toHtmlEscaped(), weights, info.attention));
         model_label_->setToolTip(tr("%1\nfound via: %2").arg(info.path, info.source));
     }
     banner_->show_for(info);
@@ -504,7 +504,7 @@ void MainWindow::show_about() {
                    "computer without a model.").arg(model_info_->source);
     } else if (model_info_) {
         model = tr("Model in use: <b>%1</b><br><small>%2</small><br>%3 attention on %4")
-                    .arg(model_info_->name.toHtmlEscaped(), model_info_->path.toHtmlEscaped(), model_info_->attention, model_info_->device);
+                    .arg(model_info_->name.toHtmlEscaped(), model_info_->path.toHtmlEscaped(), model_info_->attention, model_info_->device.toHtmlEscaped());
         if (model_info_->is_test_model)
             model += tr("<p style='color:#b91c1c'><b>This is the tiny random test model: its summaries are meaningless.</b></p>");
     }

@@ -1,6 +1,7 @@
 #include "ui/settings_dialog.h"
 
 #include <algorithm>
+#include <vector>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,6 +18,7 @@
 #include <QSettings>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStringList>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -98,15 +100,32 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     model_row->addWidget(download);
 
     device_ = new QComboBox(this);
+    device_->setObjectName("device");
     device_->addItem(tr("Automatic"), "auto");
     device_->addItem(tr("CPU"), "cpu");
-    device_->addItem(tr("CUDA GPU (not in this build)"), "cuda");
-    // The CUDA inference backend is not compiled into this build: offer it greyed out.
-    if (auto* m = qobject_cast<QStandardItemModel*>(device_->model())) m->item(2)->setEnabled(false);
-    std::string why;
-    const auto gpus = cuda::list_devices(&why);
-    device_->setToolTip(gpus.empty() ? tr("CPU only: %1").arg(QString::fromStdString(why))
-                                     : tr("Found %1, but this build runs on the CPU only").arg(QString::fromStdString(gpus[0].name)));
+    if (cuda::compiled_with_cuda()) {
+        device_->addItem(tr("CUDA GPU"), "cuda");
+    } else {
+        // Offered greyed out, so the choice exists and says why it cannot be made.
+        device_->addItem(tr("CUDA GPU (not in this build)"), "cuda");
+        if (auto* m = qobject_cast<QStandardItemModel*>(device_->model())) m->item(2)->setEnabled(false);
+    }
+    device_->setToolTip(tr("Automatic takes the GPU when it has room for the model, else the CPU. "
+                           "If the GPU fails (out of memory, a CUDA error), the run goes on on the CPU and says so."));
+    dtype_ = new QComboBox(this);
+    dtype_->setObjectName("gpu-precision");
+    dtype_->addItem(tr("fp32 (exact)"), "fp32");
+    dtype_->addItem(tr("fp16"), "fp16");
+    dtype_->addItem(tr("bf16"), "bf16");
+    dtype_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    dtype_->setToolTip(tr("How the GPU computes: fp32 matches the reference exactly; fp16 and bf16 are faster on the GPU, "
+                          "and their summaries can differ slightly. Runs on the CPU ignore it (see Weights)."));
+    // What this machine has, so the choice is not made blind.
+    device_info_ = new QLabel(this);
+    device_info_->setObjectName("device-info");
+    // One short line per GPU: no word wrap, whose height guess would pad the row.
+    device_info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    show_devices();
 
     compute_type_ = new QComboBox(this);
     compute_type_->addItem(tr("Automatic (int8 only when memory is short)"), "auto");
@@ -131,7 +150,16 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     import_row->addWidget(import_bar_, 1);
     import_row->addWidget(cancel_import_);
     mf->addRow(QString(), import_row);
-    mf->addRow(tr("Device:"), device_);
+    // The precision shares the device's row: it only matters for the GPU, and the dialog
+    // must stay short enough for 700-pixel-high screens.
+    auto* device_row = new QHBoxLayout;
+    device_row->addWidget(device_, 1);
+    auto* dtype_label = new QLabel(tr("GPU precision:"), this);
+    dtype_label->setBuddy(dtype_);
+    device_row->addWidget(dtype_label);
+    device_row->addWidget(dtype_);
+    mf->addRow(tr("Device:"), device_row);
+    mf->addRow(QString(), device_info_);
     mf->addRow(tr("Weights:"), compute_type_);
 
     // --- attention
@@ -232,6 +260,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
         catalog.exec();
     });
     connect(attention_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
+    connect(device_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
     connect(lsg_override_, &QCheckBox::toggled, this, &SettingsDialog::update_enabled);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
@@ -272,7 +301,10 @@ void SettingsDialog::load(const EngineSettings& s) {
     method_->setCurrentIndex(std::max(0, method_->findData(s.method)));
     extractive_sentences_->setValue(s.extractive_sentences);
     model_dir_->setText(s.model_dir);
-    device_->setCurrentIndex(std::max(0, device_->findData(s.device == "cuda" ? QStringLiteral("auto") : s.device)));
+    // Without the CUDA backend the GPU item cannot be chosen: a stored "cuda" shows as Automatic.
+    const bool cuda_offered = cuda::compiled_with_cuda();
+    device_->setCurrentIndex(std::max(0, device_->findData(s.device == "cuda" && !cuda_offered ? QStringLiteral("auto") : s.device)));
+    dtype_->setCurrentIndex(std::max(0, dtype_->findData(s.dtype)));
     compute_type_->setCurrentIndex(std::max(0, compute_type_->findData(s.compute_type)));
     attention_->setCurrentIndex(std::max(0, attention_->findData(s.attention)));
     lsg_override_->setChecked(s.lsg_override);
@@ -300,6 +332,7 @@ EngineSettings SettingsDialog::settings() const {
     s.extractive_sentences = extractive_sentences_->value();
     s.model_dir = model_dir_->text().trimmed();
     s.device = device_->currentData().toString();
+    s.dtype = dtype_->currentData().toString();
     s.compute_type = compute_type_->currentData().toString();
     s.attention = attention_->currentData().toString();
     s.lsg_override = lsg_override_->isChecked();
@@ -321,7 +354,29 @@ EngineSettings SettingsDialog::settings() const {
     return s;
 }
 
+void SettingsDialog::show_devices() {
+    const auto gib = [](uint64_t bytes) { return QString::number(double(bytes) / double(uint64_t(1) << 30), 'f', 1); };
+    std::string why;
+    const std::vector<cuda::DeviceInfo> gpus = cuda::list_devices(&why);
+    QStringList lines;
+    for (const cuda::DeviceInfo& d : gpus) {
+        // With several GPUs, the index tells them apart (runs use the first).
+        const QString name = gpus.size() > 1 ? QStringLiteral("cuda:%1 %2").arg(d.index).arg(QString::fromStdString(d.name))
+                                             : QString::fromStdString(d.name);
+        lines << tr("%1 — %2 GiB free of %3 GiB").arg(name, gib(d.free_bytes), gib(d.total_bytes));
+    }
+    if (gpus.empty()) {
+        QString reason = why.empty() ? tr("no usable GPU") : QString::fromStdString(why);
+        reason[0] = reason[0].toUpper();
+        lines << tr("%1: runs use the CPU.").arg(reason);
+    }
+    device_info_->setText(lines.join('\n'));
+}
+
 void SettingsDialog::update_enabled() {
+    // The precision is the GPU's; the CPU keeps its own (Weights). A build without the CUDA
+    // backend never reaches a GPU, whatever the device says.
+    dtype_->setEnabled(cuda::compiled_with_cuda() && device_->currentData().toString() != QLatin1String("cpu"));
     const QString kind = attention_->currentData().toString();
     lsg_box_->setEnabled(kind == "lsg" || kind == "model");
     for (QWidget* w : {static_cast<QWidget*>(sparsity_type_), static_cast<QWidget*>(block_size_),

@@ -1,8 +1,9 @@
 #pragma once
 // Settings (Ctrl+,): the model (folder, import a HuggingFace BART / LSG-BART folder, or
 // download one from the catalog: model_catalog_dialog.h), the classifier (classifier_settings_box.h),
-// the device, the encoder attention with its LSG and Fovea parameters, and the generation
-// settings. Edits an EngineSettings; the caller stores it in QSettings.
+// the device (with the GPUs this machine has) and GPU precision, the encoder attention with
+// its LSG and Fovea parameters, and the generation settings. Edits an EngineSettings; the
+// caller stores it in QSettings.
 #include <QDialog>
 
 #include "app/worker/engine_settings.h"
@@ -47,6 +48,7 @@ public:
 private:
     void load(const EngineSettings& s);
     void update_enabled();
+    void show_devices();
     void import_model();
     void end_import(const QString& note);
 
@@ -61,6 +63,8 @@ private:
     QProgressBar* import_bar_;
     QPushButton* cancel_import_;
     QComboBox* device_;
+    QComboBox* dtype_;
+    QLabel* device_info_;
     QComboBox* compute_type_;
     QComboBox* attention_;
     QCheckBox* lsg_override_;

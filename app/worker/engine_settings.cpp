@@ -25,6 +25,7 @@ EngineSettings load_engine_settings(const QSettings& q) {
     s.extractive_sentences = std::max(0, q.value("summary/extractive_sentences", d.extractive_sentences).toInt());
     s.model_dir = path_from_setting(q.value("model/dir", d.model_dir));
     s.device = q.value("engine/device", d.device).toString();
+    s.dtype = q.value("engine/dtype", d.dtype).toString();
     s.compute_type = q.value(compute_type_settings_key(s.model_dir), d.compute_type).toString();
     if (!is_compute_type_setting(s.compute_type)) s.compute_type = d.compute_type;
     s.attention = q.value("attention/kind", d.attention).toString();
@@ -51,6 +52,7 @@ EngineSettings load_engine_settings(const QSettings& q) {
     if (s.attention != "model" && s.attention != "lsg" && s.attention != "full" && s.attention != "fovea")
         s.attention = d.attention;
     if (s.device != "auto" && s.device != "cpu" && s.device != "cuda") s.device = d.device;
+    if (s.dtype != "fp32" && s.dtype != "fp16" && s.dtype != "bf16") s.dtype = d.dtype;
     s.classifier = load_classifier_settings(q);
     return s;
 }
@@ -60,6 +62,7 @@ void save_engine_settings(QSettings& q, const EngineSettings& s) {
     q.setValue("summary/extractive_sentences", s.extractive_sentences);
     q.setValue("model/dir", path_setting_value(s.model_dir));
     q.setValue("engine/device", s.device);
+    q.setValue("engine/dtype", s.dtype);
     q.setValue(compute_type_settings_key(s.model_dir), s.compute_type);
     q.setValue("attention/kind", s.attention);
     q.setValue("attention/lsg_override", s.lsg_override);
@@ -169,9 +172,10 @@ SummarizeOptions summarize_options_for(const EngineSettings& s, const Model& mod
     return o;
 }
 
-DeviceChoice choose_device(const QString& requested) {
+DeviceChoice choose_device(const QString& requested, const QString& dtype) {
     BackendRequest request;
     request.device = requested.toStdString();
+    request.dtype = dtype.toStdString();
     const BackendChoice c = make_backend(request);
     QString notice = QString::fromStdString(c.notice);
     if (!notice.isEmpty()) {  // a sentence for the window: capitalized, with its full stop

@@ -28,6 +28,9 @@ struct EngineSettings {
     int extractive_sentences = 0;  // length of an extractive summary; 0: automatic (by document length)
     QString model_dir;         // empty: found automatically (see resolve_model)
     QString device = "auto";   // "auto", "cpu" or "cuda"
+    // The GPU's compute precision: "fp32" (matches the reference exactly), "fp16" or "bf16"
+    // (faster on the GPU). The CPU ignores it; its weights follow compute_type.
+    QString dtype = "fp32";
     // "auto", "fp32", "int8" or "fp16-weights" (app/worker/compute_type_setting.h); stored
     // per model folder, so each model keeps its own.
     QString compute_type = "auto";
@@ -87,14 +90,14 @@ LoadOptions load_options_for(const EngineSettings& s, const ResolvedModel& where
 // decoder's positions, ...).
 SummarizeOptions summarize_options_for(const EngineSettings& s, const Model& model);
 
-// The backend for the requested device ("auto", "cpu", "cuda"), the device it runs on as the
-// library records it ("cpu", "cuda:0 NVIDIA H200 (fp32)") and, when that differs from the
-// request, a one-sentence notice for the user; empty otherwise.
+// The backend for the requested device ("auto", "cpu", "cuda") and GPU precision (EngineSettings::dtype),
+// the device it runs on as the library records it ("cpu", "cuda:0 NVIDIA H200 (fp32)") and,
+// when that differs from the request, a one-sentence notice for the user; empty otherwise.
 struct DeviceChoice {
     QString device;
     QString notice;
     std::shared_ptr<Backend> backend;
 };
-DeviceChoice choose_device(const QString& requested);
+DeviceChoice choose_device(const QString& requested, const QString& dtype = QStringLiteral("fp32"));
 
 }  // namespace precis

@@ -87,12 +87,14 @@ std::shared_ptr<Backend> EngineWorker::backend() {
     return backend_;
 }
 
-// One backend per device setting, kept from run to run: the GPU's weights are uploaded once.
-const DeviceChoice& EngineWorker::use_device(const QString& requested) {
-    if (!backend_ || requested != device_request_) {
-        device_ = choose_device(requested);
+// One backend per device and precision setting, kept from run to run: the GPU's weights are
+// uploaded once.
+const DeviceChoice& EngineWorker::use_device(const QString& requested, const QString& dtype) {
+    if (!backend_ || requested != device_request_ || dtype != dtype_request_) {
+        device_ = choose_device(requested, dtype);
         backend_ = device_.backend;
         device_request_ = requested;
+        dtype_request_ = dtype;
     }
     return device_;
 }
@@ -123,7 +125,7 @@ EngineWorker::Run EngineWorker::prepare(const EngineSettings& settings) {
     load.cache_quantized_weights = !load.weight_cache_fallback.empty();
     run.model = models_->get(run.where.dir, load);
     run.options = summarize_options_for(settings, *run.model);
-    run.device = use_device(settings.device);
+    run.device = use_device(settings.device, settings.dtype);
     const QString attention = QString::fromLatin1(encoder_attention_name(run.options.attention.kind));
     if (announced_extractive_ || announced_model_.lock() != run.model || attention != announced_attention_) {
         announced_extractive_ = false;

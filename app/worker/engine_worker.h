@@ -73,7 +73,7 @@ private:
     // Reports the extractive "model" (once, like prepare() does for a real one).
     void announce_extractive(const EngineSettings& settings);
     std::shared_ptr<Backend> backend();  // the current device's backend (auto on first use)
-    const DeviceChoice& use_device(const QString& requested);
+    const DeviceChoice& use_device(const QString& requested, const QString& dtype = QStringLiteral("fp32"));
     QString device_in_use() const;
     // The classifier settings.classifier names, loaded (kept apart from the summarizer's
     // model, so classifying and summarizing in turn reload neither), and its options.
@@ -89,7 +89,7 @@ private:
     std::shared_ptr<ModelCache> models_;
     std::shared_ptr<ModelCache> classifiers_;
     std::shared_ptr<Backend> backend_;
-    QString device_request_;
+    QString device_request_, dtype_request_;
     DeviceChoice device_;
     std::weak_ptr<const Model> announced_model_;  // the model last reported by model_ready
     QString announced_attention_;

@@ -145,20 +145,6 @@ __global__ void self_attention_kernel(const T* q, const T* kc, const T* vc, int 
     }
 }
 
-// item_of_row and offsets come from the host's own plan of the batch, so they are trusted.
-template <class T>
-__global__ void cross_attention_kernel(const T* q, const int32_t* item_of_row, const int32_t* offsets, const T* km,
-                                       const T* vm, const float* mask, int64_t D, int hd, float scale, T* out) {
-    extern __shared__ float smem[];
-    const int h = blockIdx.x, r = blockIdx.y;
-    const int item = item_of_row[r];
-    const int64_t b = offsets[item], e = offsets[item + 1];
-    const int64_t mem_at = b * D + int64_t(h) * hd;
-    const int64_t q_at = int64_t(r) * D + int64_t(h) * hd;
-    attend_one(q + q_at, km + mem_at, vm + mem_at, D, e > b ? int(e - b) : 0, mask ? mask + b : nullptr, scale,
-               hd, out + q_at, smem);
-}
-
 void check_precision(Precision p, const char* who) {
     check(p == Precision::F32 || p == Precision::F16 || p == Precision::BF16,
           std::string(who) + ": unknown precision");
@@ -235,25 +221,6 @@ void cached_self_attention(Precision p, const void* q, const void* k_cache, cons
         self_attention_kernel<T><<<grid, kThreads, attend_smem_bytes(head_dim), stream>>>(
             static_cast<const T*>(q), static_cast<const T*>(k_cache), static_cast<const T*>(v_cache), new_len, length,
             max_len, D, head_dim, scale, static_cast<T*>(out));
-    });
-    PRECIS_CUDA_LAUNCHED();
-}
-
-void cross_attention(Precision p, const void* q, int rows, const int32_t* item_of_row, const int32_t* offsets,
-                     const void* k_mem, const void* v_mem, const float* mem_mask, int heads, int head_dim,
-                     float scale, void* out, cudaStream_t stream) {
-    check_precision(p, "cross_attention");
-    check(q && item_of_row && offsets && k_mem && v_mem && out, "cross_attention: null device pointer");
-    check_heads(heads, head_dim, "cross_attention");
-    check(rows >= 0 && rows <= 65535, "cross_attention: rows must be in [0, 65535]");
-    if (rows == 0) return;
-    const int64_t D = int64_t(heads) * head_dim;
-    const dim3 grid{unsigned(heads), unsigned(rows)};
-    dispatch(p, [&](auto tag) {
-        using T = decltype(tag);
-        cross_attention_kernel<T><<<grid, kThreads, attend_smem_bytes(head_dim), stream>>>(
-            static_cast<const T*>(q), item_of_row, offsets, static_cast<const T*>(k_mem),
-            static_cast<const T*>(v_mem), mem_mask, D, head_dim, scale, static_cast<T*>(out));
     });
     PRECIS_CUDA_LAUNCHED();
 }

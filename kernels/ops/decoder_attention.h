@@ -1,7 +1,7 @@
 #pragma once
-// The decoder's attention on the device: the self-attention cache (append, causal attention
-// of the new positions over it, beam reorder) and cross-attention whose keys/values are
-// computed once per document and read by all of that document's beams.
+// The decoder's self-attention on the device: the cache (append, causal attention of the new
+// positions over it, beam reorder). Cross-attention, whose keys/values are computed once per
+// document and read by all of its beams, is MemoryAttention (cross_attention.h).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -22,13 +22,6 @@ void append_to_cache(Precision p, const void* fresh, void* cache, int rows, int 
 void cached_self_attention(Precision p, const void* q, const void* k_cache, const void* v_cache, int rows,
                            int new_len, int length, int max_len, int heads, int head_dim, float scale, void* out,
                            cudaStream_t stream);
-
-// Cross-attention: query row r (q [rows, D]) attends to the memory of item item_of_row[r]:
-// keys/values rows [offset[item], offset[item+1]) of k_mem/v_mem [total, D], with the additive
-// mask mem_mask[total] (float32). All device pointers. out [rows, D].
-void cross_attention(Precision p, const void* q, int rows, const int32_t* item_of_row, const int32_t* offsets,
-                     const void* k_mem, const void* v_mem, const float* mem_mask, int heads, int head_dim,
-                     float scale, void* out, cudaStream_t stream);
 
 // Beam reorder: afterwards row r of every cache holds what row parents[r] held, for the first
 // `length` positions. Rows with parents[r] == r are not touched, and a parent that is itself

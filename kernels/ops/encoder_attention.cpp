@@ -1,4 +1,4 @@
-// EncoderAttention (encoder_attention.h): the per-input plan and scratch, and the per-layer
+// DeviceSelfAttention (encoder_attention.h): the per-input plan and scratch, and the per-layer
 // composition of the sparse-key / tree-node builders with plan_attention.
 #include "kernels/ops/encoder_attention.h"
 
@@ -37,8 +37,8 @@ void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int 
         plan = lsg_attention_plan(G, T, s.lsg);
         if (s.lsg.sparse_enabled()) {
             const size_t n = size_t(heads) * (T / s.lsg.sparsity_factor);
-            k2_.reserve(n * head_dim * bytes_of(p));
-            v2_.reserve(n * head_dim * bytes_of(p));
+            k2_.reserve(n * head_dim * sizeof(float));  // float32: see SparseKeysArgs
+            v2_.reserve(n * head_dim * sizeof(float));
             mask2_.reserve(n * sizeof(float));
         }
     } else {
@@ -48,9 +48,19 @@ void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int 
         int nodes = 0;
         for (int q = 0; q < levels_; ++q) nodes += NB - (1 << q) + 1;
         node_rows_ = nodes * s.fovea.block_size;
-        k2_.reserve(size_t(node_rows_) * D * bytes_of(p));
-        v2_.reserve(size_t(node_rows_) * D * bytes_of(p));
+        k2_.reserve(size_t(node_rows_) * D * sizeof(float));  // float32: see build_fovea_nodes
+        v2_.reserve(size_t(node_rows_) * D * sizeof(float));
         mask2_.reserve(size_t(node_rows_) * sizeof(float));
+    }
+    if (mode_ != Mode::Full && G > 0) {
+        // The G global queries see all G+T keys: as plan blocks, one CTA per head would read
+        // every key alone while the token blocks finished long before. MemoryAttention
+        // splits those keys over the whole GPU instead, so their blocks leave the plan.
+        std::vector<PlanBlock> token_blocks;
+        for (const PlanBlock& b : plan.blocks)
+            if (b.query_begin >= G) token_blocks.push_back(b);
+        plan.blocks = std::move(token_blocks);
+        global_offsets_ = upload(std::vector<int32_t>{0, G + T});
     }
     plan_.upload(plan, stream);
     prepared_ = true;
@@ -77,21 +87,30 @@ void DeviceSelfAttention::run(const void* q, const void* k, const void* v, const
         a.block_size = s_.lsg.block_size, a.sparse_block_size = s_.lsg.sparse_block_size;
         a.factor = s_.lsg.sparsity_factor, a.lsh_pre_rounds = s_.lsg.lsh_num_pre_rounds;
         a.lsh_r = lsh_r;
-        a.sparse_k = k2_.get(), a.sparse_v = v2_.get(), a.sparse_mask = mask2_.as<float>();
+        a.sparse_k = k2_.as<float>(), a.sparse_v = v2_.as<float>(), a.sparse_mask = mask2_.as<float>();
         build_sparse_keys(a, stream_);
         const int len = T_ / s_.lsg.sparsity_factor;
-        src[1] = {k2_.get(), v2_.get(), hd_, int64_t(len) * hd_, mask2_.as<float>(), len, len};
+        src[1] = {k2_.get(), v2_.get(), hd_, int64_t(len) * hd_, mask2_.as<float>(), len, len, true};
         nsrc = 2;
     } else if (mode_ == Mode::Fovea) {
         const char* kt = static_cast<const char*>(k) + size_t(G_) * D * es;
         const char* vt = static_cast<const char*>(v) + size_t(G_) * D * es;
         build_fovea_nodes(p_, kt, vt, key_mask ? key_mask + G_ : nullptr, T_, heads_, hd_, s_.fovea.block_size,
-                          levels_, k2_.get(), v2_.get(), mask2_.as<float>(), stream_);
+                          levels_, k2_.as<float>(), v2_.as<float>(), mask2_.as<float>(), stream_);
         src[1] = {};  // no sparse keys in Fovea
-        src[2] = {k2_.get(), v2_.get(), D, hd_, mask2_.as<float>(), 0, node_rows_};
+        src[2] = {k2_.get(), v2_.get(), D, hd_, mask2_.as<float>(), 0, node_rows_, true};
         nsrc = 3;
     }
     plan_attention(p_, q, D, src, nsrc, plan_, heads_, hd_, scale, out, D, stream_);
+    if (mode_ != Mode::Full && G_ > 0) {
+        MemoryAttentionArgs a;
+        a.p = p_;
+        a.q = q, a.q_stride = D, a.items = 1, a.group = G_;
+        a.offsets = global_offsets_.as<int32_t>(), a.max_keys = rows;
+        a.k = k, a.v = v, a.kv_stride = D, a.mask = key_mask;
+        a.heads = heads_, a.head_dim = hd_, a.scale = scale, a.out = out, a.out_stride = D;
+        global_rows_.run(a, stream_);
+    }
 }
 
 }  // namespace precis::cuda

@@ -17,6 +17,7 @@
 
 #include "engine/model/config.h"
 #include "kernels/device_buffer.h"
+#include "kernels/ops/cross_attention.h"
 #include "kernels/ops/plan_attention.h"
 #include "kernels/ops/precision.h"
 
@@ -46,7 +47,9 @@ private:
     cudaStream_t stream_ = nullptr;
     bool prepared_ = false;
     DevicePlan plan_;
-    DeviceBuffer k2_, v2_, mask2_;  // sparse keys [heads, T/f, hd] or Fovea nodes [rows, D]
+    DeviceBuffer k2_, v2_, mask2_;  // sparse keys [heads, T/f, hd] or Fovea nodes [rows, D], float32
+    DeviceBuffer global_offsets_;   // {0, G+T}: the global queries' one "memory"
+    MemoryAttention global_rows_;
 };
 
 }  // namespace precis::cuda

@@ -13,6 +13,7 @@
 
 #include "kernels/cuda_check.h"
 #include "kernels/ops/plan_attention.h"
+#include "kernels/ops/plan_attention_mma.h"
 
 namespace precis::cuda {
 
@@ -60,9 +61,6 @@ __device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_
 template <>
 __device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
-struct Sources {
-    KeySource s[kMaxKeySources];
-};
 
 // HD: head_dim rounded up to a supported size (the padding dims are loaded as 0).
 // TPR: threads per query row; each owns HD / TPR consecutive dims.
@@ -103,8 +101,8 @@ __global__ void __launch_bounds__(kThreads) plan_attention_kernel(const T* __res
             // Skip the out-of-range indices: masked zero keys in the reference, weight 0.
             const int j0 = max(seg.begin, 0);
             const int j1 = min(seg.begin + seg.count, ksrc.rows);
-            const T* kb = static_cast<const T*>(ksrc.k) + int64_t(h) * ksrc.head_stride;
-            const T* vb = static_cast<const T*>(ksrc.v) + int64_t(h) * ksrc.head_stride;
+            const int64_t head_off = int64_t(h) * ksrc.head_stride;
+            const bool f32 = ksrc.f32;
             const float* mb = ksrc.mask ? ksrc.mask + int64_t(h) * ksrc.mask_head_stride : nullptr;
             for (int t0 = j0; t0 < j1; t0 += kTile) {
                 const int n = min(kTile, j1 - t0);
@@ -113,9 +111,14 @@ __global__ void __launch_bounds__(kThreads) plan_attention_kernel(const T* __res
                     const int j = e / HD, d = e % HD;
                     float kx = 0.0f, vx = 0.0f;
                     if (j < n && d < head_dim) {
-                        const int64_t off = int64_t(t0 + j) * ksrc.row_stride + d;
-                        kx = to_f(kb[off]);
-                        vx = to_f(vb[off]);
+                        const int64_t off = head_off + int64_t(t0 + j) * ksrc.row_stride + d;
+                        if (f32) {
+                            kx = static_cast<const float*>(ksrc.k)[off];
+                            vx = static_cast<const float*>(ksrc.v)[off];
+                        } else {
+                            kx = to_f(static_cast<const T*>(ksrc.k)[off]);
+                            vx = to_f(static_cast<const T*>(ksrc.v)[off]);
+                        }
                     }
                     ks[j][d] = kx;
                     vs[j][d] = vx;
@@ -211,6 +214,7 @@ void plan_attention(Precision p, const void* q, int64_t q_stride, const KeySourc
         src.s[i] = s;
     }
     // Sources the caller did not pass have no rows: every index into them is skipped.
+    if (plan_attention_mma(p, q, q_stride, src, plan, heads, head_dim, scale, out, out_stride, stream)) return;
     switch (p) {
         case Precision::F32:
             dispatch<float>(q, q_stride, src, plan, heads, head_dim, scale, out, out_stride, stream);

@@ -26,6 +26,7 @@ struct KeySource {
     const float* mask = nullptr;
     int64_t mask_head_stride = 0;
     int32_t rows = 0;  // valid key indices are [0, rows)
+    bool f32 = false;  // keys/values stored as float32 whatever the run's precision (sparse keys, Fovea nodes)
 };
 
 constexpr int kMaxKeySources = 3;

@@ -47,7 +47,7 @@ __device__ __forceinline__ int64_t out_at(const Geo& g, int h, int j) { return (
 // Identity (f == 1), stride, block_stride: sparse key j is a copy of one token.
 // mode 0 identity, 1 stride, 2 block_stride. One thread per (head, j, d).
 template <class T>
-__global__ void copy_keys_kernel(Geo g, int mode, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om) {
+__global__ void copy_keys_kernel(Geo g, int mode, const T* k, const T* v, const float* mask, float* ok, float* ov, float* om) {
     const int64_t n = int64_t(g.heads) * g.len * g.hd;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
         const int d = int(e % g.hd);
@@ -64,7 +64,7 @@ __global__ void copy_keys_kernel(Geo g, int mode, const T* k, const T* v, const 
 
 // pooling: sum of the valid tokens of the group, in token order, / (count + 1e-6).
 template <class T>
-__global__ void pooling_kernel(Geo g, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om) {
+__global__ void pooling_kernel(Geo g, const T* k, const T* v, const float* mask, float* ok, float* ov, float* om) {
     const int64_t n = int64_t(g.heads) * g.len * g.hd;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
         const int d = int(e % g.hd);
@@ -90,8 +90,8 @@ __global__ void pooling_kernel(Geo g, const T* k, const T* v, const float* mask,
 // One thread per (head, j, d); the group's weights are recomputed per pass (max, sum,
 // accumulate) rather than stored, so any factor works without scratch.
 template <class T>
-__global__ void bos_pooling_kernel(Geo g, const T* q, const T* k, const T* v, const float* mask, T* ok, T* ov,
-                                   float* om) {
+__global__ void bos_pooling_kernel(Geo g, const T* q, const T* k, const T* v, const float* mask, float* ok,
+                                   float* ov, float* om) {
     const int64_t n = int64_t(g.heads) * g.len * g.hd;
     const float sq = sqrtf(float(g.hd));
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
@@ -126,7 +126,7 @@ __global__ void bos_pooling_kernel(Geo g, const T* q, const T* k, const T* v, co
 // 0 when masked); a token's rank in descending order with ties to the lower index decides
 // whether it is kept and, counted from the end, its slot (ascending norm order).
 template <class T>
-__global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om) {
+__global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, float* ok, float* ov, float* om) {
     extern __shared__ float norms[];  // bs
     const int h = blockIdx.y, c = blockIdx.x, keep = g.bs / g.f;
     for (int u = threadIdx.x; u < g.bs; u += blockDim.x) {
@@ -158,8 +158,8 @@ __global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, T*
 // every item's bucket), then the values replay the recorded buckets in the same buffers.
 // Bucket sums add items in item order, one thread per dim, exactly like the CPU loop.
 template <class T>
-__global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const T* v, const float* mask, T* ok, T* ov,
-                           float* om) {
+__global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const T* v, const float* mask, float* ok,
+                           float* ov, float* om) {
     extern __shared__ float sm[];
     const int bs = g.bs, hd = g.hd, h = blockIdx.y, c = blockIdx.x, out_final = bs / g.f;
     float* in_x = sm;                  // bs * hd
@@ -217,7 +217,7 @@ __global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const 
             __syncthreads();
             items = out;
         }
-        T* dst = pass == 0 ? ok : ov;
+        float* dst = pass == 0 ? ok : ov;
         for (int e = threadIdx.x; e < out_final * hd; e += blockDim.x) {
             const int b = e / hd, d = e % hd, j = c * out_final + b;
             st(dst, out_at(g, h, j) + d, in_x[e] / (in_c[b] + 1e-8f));
@@ -236,8 +236,8 @@ void launch_sparse(const SparseKeysArgs& a, const Geo& g, int kind, int rounds, 
     const T* q = static_cast<const T*>(a.q);
     const T* k = static_cast<const T*>(a.k);
     const T* v = static_cast<const T*>(a.v);
-    T* ok = static_cast<T*>(a.sparse_k);
-    T* ov = static_cast<T*>(a.sparse_v);
+    float* ok = a.sparse_k;
+    float* ov = a.sparse_v;
     const int64_t n = int64_t(g.heads) * g.len * g.hd;
     switch (kind) {
         case 0: case 1: case 2:
@@ -263,8 +263,8 @@ void launch_sparse(const SparseKeysArgs& a, const Geo& g, int kind, int rounds, 
 
 // Fovea level 0: token rows copied (rows beyond T: zero keys, masked).
 template <class T>
-__global__ void fovea_level0_kernel(const T* k, const T* v, const float* mask, int T_, int rows, int D, T* nk, T* nv,
-                                    float* nm) {
+__global__ void fovea_level0_kernel(const T* k, const T* v, const float* mask, int T_, int rows, int D, float* nk,
+                                    float* nv, float* nm) {
     const int64_t n = int64_t(rows) * D;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
         const int t = int(e / D);
@@ -276,9 +276,8 @@ __global__ void fovea_level0_kernel(const T* k, const T* v, const float* mask, i
 
 // Fovea level q: node j = (node j + node j + half of level q-1) * 0.5, position by position;
 // masked only when both halves are masked.
-template <class T>
-__global__ void fovea_level_kernel(int64_t prev_row, int64_t cur_row, int nodes, int half_rows, int BL, int D, T* nk,
-                                   T* nv, float* nm) {
+__global__ void fovea_level_kernel(int64_t prev_row, int64_t cur_row, int nodes, int half_rows, int BL, int D,
+                                   float* nk, float* nv, float* nm) {
     const int64_t n = int64_t(nodes) * BL * D;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
         const int64_t r = e / D, col = e % D;
@@ -294,17 +293,17 @@ __global__ void fovea_level_kernel(int64_t prev_row, int64_t cur_row, int nodes,
 
 template <class T>
 void launch_fovea(const void* k, const void* v, const float* mask, int T_, int heads, int hd, int BL, int levels,
-                  void* nk, void* nv, float* nm, cudaStream_t stream) {
+                  float* nk, float* nv, float* nm, cudaStream_t stream) {
     const int D = heads * hd, NB = (T_ + BL - 1) / BL;
-    T* k_out = static_cast<T*>(nk);
-    T* v_out = static_cast<T*>(nv);
+    float* k_out = nk;
+    float* v_out = nv;
     fovea_level0_kernel<T><<<grid_for(int64_t(NB) * BL * D), 256, 0, stream>>>(
         static_cast<const T*>(k), static_cast<const T*>(v), mask, T_, NB * BL, D, k_out, v_out, nm);
     PRECIS_CUDA_LAUNCHED();
     int64_t prev = 0, cur = int64_t(NB) * BL;  // first row of the previous / current level
     for (int q = 1; q < levels; ++q) {
         const int nodes = NB - (1 << q) + 1, prev_nodes = NB - (1 << (q - 1)) + 1;
-        fovea_level_kernel<T><<<grid_for(int64_t(nodes) * BL * D), 256, 0, stream>>>(
+        fovea_level_kernel<<<grid_for(int64_t(nodes) * BL * D), 256, 0, stream>>>(
             prev, cur, nodes, (1 << (q - 1)) * BL, BL, D, k_out, v_out, nm);
         PRECIS_CUDA_LAUNCHED();
         prev = cur;
@@ -363,7 +362,7 @@ void build_sparse_keys(const SparseKeysArgs& a, cudaStream_t stream) {
 }
 
 void build_fovea_nodes(Precision p, const void* k, const void* v, const float* token_mask, int T, int heads,
-                       int head_dim, int block_len, int levels, void* node_k, void* node_v, float* node_mask,
+                       int head_dim, int block_len, int levels, float* node_k, float* node_v, float* node_mask,
                        cudaStream_t stream) {
     check(T > 0 && heads > 0 && head_dim > 0 && block_len > 0,
           "build_fovea_nodes: T, heads, head_dim and block_len must be positive");

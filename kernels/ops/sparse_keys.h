@@ -26,9 +26,11 @@ struct SparseKeysArgs {
     // lsh only: the projections of every round, pre-rounds first then the final round,
     // each [heads, head_dim, buckets/2] float32 as LshProjections::get returns them.
     const float* lsh_r = nullptr;
-    // Outputs: [heads, T/f, head_dim] in precision p, and the additive mask [heads, T/f].
-    void* sparse_k = nullptr;
-    void* sparse_v = nullptr;
+    // Outputs, float32 whatever p: [heads, T/f, head_dim], and the additive mask [heads, T/f].
+    // Pooled and hashed keys are sums the CPU keeps in float32; rounding them to bf16 alone
+    // would cost more than the op tests' 1e-3, and they are a fraction of the token keys.
+    float* sparse_k = nullptr;
+    float* sparse_v = nullptr;
     float* sparse_mask = nullptr;
 };
 
@@ -40,9 +42,10 @@ void build_sparse_keys(const SparseKeysArgs& args, cudaStream_t stream);
 // level q node j averages level q-1 nodes j and j + 2^(q-1) position by position; a node key
 // is masked only when every member token at that position is masked. Output layout: node n
 // (numbered level by level, as FoveaTree does) occupies rows [n*BL, (n+1)*BL) of
-// node_k/node_v [rows, heads*head_dim] and node_mask [rows] (float32, additive).
+// node_k/node_v [rows, heads*head_dim] and node_mask [rows], all float32 (averages, kept in
+// float32 like the sparse keys). `levels` counts the levels built (top level + 1).
 void build_fovea_nodes(Precision p, const void* k, const void* v, const float* token_mask, int T, int heads,
-                       int head_dim, int block_len, int levels, void* node_k, void* node_v, float* node_mask,
+                       int head_dim, int block_len, int levels, float* node_k, float* node_v, float* node_mask,
                        cudaStream_t stream);
 
 }  // namespace precis::cuda

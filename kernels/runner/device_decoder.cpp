@@ -1,5 +1,6 @@
 #include "kernels/runner/device_decoder.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/model/model.h"
@@ -44,6 +45,7 @@ DeviceDecoder::DeviceDecoder(const Model& model, const DeviceModel& weights, Gem
     for (const DeviceMemory* m : memories) {
         check(m->precision == p_ && m->dim == D_, "decoder: the encoder output was made for another precision");
         offsets.push_back(offsets.back() + m->rows);
+        max_memory_rows_ = std::max(max_memory_rows_, m->rows);
     }
     const int total = offsets.back();
     DeviceBuffer memory(size_t(total) * D_ * el);
@@ -88,12 +90,6 @@ void DeviceDecoder::forward(const int64_t* tokens, int new_len) {
     }
     PRECIS_CUDA_CHECK(
         cudaMemcpyAsync(ids_.get(), host_ids_.data(), size_t(n) * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
-    if (item_of_query_len_ != new_len) {  // which item's memory each query row reads
-        std::vector<int32_t> item(size_t(rows_) * new_len);
-        for (size_t r = 0; r < item.size(); ++r) item[r] = int32_t(r / size_t(new_len) / size_t(rows_per_item_));
-        item_of_query_ = upload(item);
-        item_of_query_len_ = new_len;
-    }
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
     embed(p_, ids_.as<int32_t>(), n, w_.token_embeddings.get(), V_, D, scale, w_.decoder_positions.get(), 2 + length_,
           new_len, x_.get(), stream_);
@@ -114,9 +110,14 @@ void DeviceDecoder::forward(const int64_t* tokens, int new_len) {
                        lw.self_attn_norm.b(), 1e-5f, stream_);
 
         device_linear(gemm_, p_, x_.get(), n, lw.cross_attn.q, q_.get(), stream_);
-        cross_attention(p_, q_.get(), int(n), item_of_query_.as<int32_t>(), offsets_.as<int32_t>(),
-                        cross_k_[size_t(l)].get(), cross_v_[size_t(l)].get(), cross_mask_.as<float>(), heads_, hd_,
-                        qscale, ctx_.get(), stream_);
+        MemoryAttentionArgs ca;  // every beam of a document reads its keys in the same pass
+        ca.p = p_;
+        ca.q = q_.get(), ca.q_stride = D, ca.items = int(n) / (rows_per_item_ * new_len), ca.group = rows_per_item_ * new_len;
+        ca.offsets = offsets_.as<int32_t>(), ca.max_keys = max_memory_rows_;
+        ca.k = cross_k_[size_t(l)].get(), ca.v = cross_v_[size_t(l)].get(), ca.kv_stride = D;
+        ca.mask = cross_mask_.as<float>();
+        ca.heads = heads_, ca.head_dim = hd_, ca.scale = qscale, ca.out = ctx_.get(), ca.out_stride = D;
+        cross_attention_.run(ca, stream_);
         gemm_.linear(p_, ctx_.get(), n, D, lw.cross_attn.out.weight.get(), D, tmp_.get());
         add_layer_norm(p_, x_.get(), tmp_.get(), lw.cross_attn.out.b(), n, D, lw.cross_attn_norm.g(),
                        lw.cross_attn_norm.b(), 1e-5f, stream_);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/device_buffer.h"
+#include "kernels/ops/cross_attention.h"
 #include "kernels/ops/decoder_attention.h"
 #include "kernels/ops/precision.h"
 
@@ -51,8 +52,9 @@ private:
     int heads_, hd_;
     std::vector<DeviceBuffer> self_k_, self_v_;    // per layer [rows, max_length, D]
     std::vector<DeviceBuffer> cross_k_, cross_v_;  // per layer [total memory rows, D]
-    DeviceBuffer cross_mask_, offsets_, item_of_query_;
-    int item_of_query_len_ = 0;
+    DeviceBuffer cross_mask_, offsets_;
+    int max_memory_rows_ = 0;
+    MemoryAttention cross_attention_;
     DeviceBuffer ids_, x_, q_, ctx_, tmp_, hidden_, logits_;
     std::vector<int32_t> host_ids_;
     CacheReorder reorder_;

@@ -124,6 +124,27 @@ TEST_F(Screenshots, SettingsDialog) {
     save(&dialog, "settings-dialog.png");
 }
 
+TEST_F(Screenshots, SettingsDialogGpuPrecision) {
+    // Automatic device: the GPU precision can be chosen, under it what this machine has.
+    EngineSettings s = window_->settings();
+    s.device = "auto";
+    s.dtype = "fp16";
+    ui::SettingsDialog dialog(s, window_->engine(), window_.get());
+    dialog.show();
+    save(&dialog, "settings-dialog-gpu-precision.png");
+}
+
+TEST_F(Screenshots, MainWindowOnALongCudaDeviceAt1024x700) {
+    // The status bar shows the backend's device string as given; one of the longest GPU
+    // names must not widen the window past a 1024-pixel screen.
+    ModelInfo info = *window_->model_info();
+    info.device = "cuda:0 NVIDIA GeForce RTX 4090 Laptop GPU (bf16)";
+    emit window_->engine()->worker()->model_ready(info);
+    window_->resize(1024, 700);
+    save(window_.get(), "main-window-cuda-device-1024x700.png");
+    EXPECT_LE(window_->minimumSizeHint().width(), 1024);
+}
+
 TEST_F(Screenshots, SettingsDialogImportingAModel) {
     // An LSG model with a large extra file, so the copy is still running for the picture.
     const std::filesystem::path src = padded_fixture_model("lsg-norm", dir_ / "lsg-big", uintmax_t(1) << 30);

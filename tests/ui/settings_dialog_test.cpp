@@ -1,6 +1,7 @@
 // The settings dialog's model import, run on the engine thread: a BART folder is converted
 // and selected, the import shows progress and can be cancelled (nothing is added), and the
 // dialog cannot be closed with OK while an import runs.
+#include <QComboBox>
 #include <QLabel>
 #include <QProgressBar>
 #include <QLineEdit>
@@ -11,6 +12,7 @@
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
+#include "kernels/device_query.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/settings_dialog.h"
 
@@ -123,6 +125,58 @@ TEST_F(SettingsDialogTest, EachModelFolderKeepsItsOwnWeightsSetting) {
     EXPECT_EQ(dialog_->settings().compute_type, "auto");
     q.clear();
 }
+TEST_F(SettingsDialogTest, DeviceRowSaysWhatThisMachineHas) {
+    auto* info = dialog_->findChild<QLabel*>("device-info");
+    ASSERT_NE(info, nullptr);
+    EXPECT_TRUE(info->isVisible());
+    std::string why;
+    const std::vector<cuda::DeviceInfo> gpus = cuda::list_devices(&why);
+    if (gpus.empty()) {
+        // This machine: one line with the reason, and where runs go instead.
+        EXPECT_FALSE(why.empty());
+        EXPECT_TRUE(info->text().contains(QString::fromStdString(why), Qt::CaseInsensitive)) << info->text().toStdString();
+        EXPECT_TRUE(info->text().endsWith(QStringLiteral("runs use the CPU."))) << info->text().toStdString();
+        EXPECT_FALSE(info->text().contains('\n'));
+    } else {
+        for (const cuda::DeviceInfo& d : gpus)
+            EXPECT_TRUE(info->text().contains(QString::fromStdString(d.name))) << info->text().toStdString();
+        EXPECT_TRUE(info->text().contains(QStringLiteral("GiB free of"))) << info->text().toStdString();
+    }
+}
+
+TEST_F(SettingsDialogTest, GpuPrecisionIsOffForTheCpuAndIsKept) {
+    auto* device = dialog_->findChild<QComboBox*>("device");
+    auto* dtype = dialog_->findChild<QComboBox*>("gpu-precision");
+    ASSERT_NE(device, nullptr);
+    ASSERT_NE(dtype, nullptr);
+    EXPECT_EQ(dialog_->settings().dtype, "fp32");  // the default
+    EXPECT_FALSE(dtype->toolTip().isEmpty());
+
+    device->setCurrentIndex(device->findData("cpu"));
+    EXPECT_FALSE(dtype->isEnabled());
+    device->setCurrentIndex(device->findData("auto"));
+    // A build without the CUDA backend never reaches a GPU: the precision stays off there.
+    EXPECT_EQ(dtype->isEnabled(), cuda::compiled_with_cuda());
+    if (!cuda::compiled_with_cuda()) GTEST_SKIP() << "no CUDA backend in this build";
+
+    dtype->setCurrentIndex(dtype->findData("bf16"));
+    EXPECT_EQ(dialog_->settings().dtype, "bf16");
+    QSettings q;
+    q.clear();
+    save_engine_settings(q, dialog_->settings());
+    const EngineSettings stored = load_engine_settings(q);
+    EXPECT_EQ(stored.dtype, "bf16");
+    EXPECT_EQ(stored.device, "auto");
+    // Opened again, the dialog shows the stored choice.
+    ui::SettingsDialog again(stored, nullptr);
+    EXPECT_EQ(again.findChild<QComboBox*>("gpu-precision")->currentData().toString(), "bf16");
+    EXPECT_EQ(again.settings().dtype, "bf16");
+    // Choosing the CPU keeps the precision for when the GPU is chosen again.
+    device->setCurrentIndex(device->findData("cpu"));
+    EXPECT_EQ(dialog_->settings().dtype, "bf16");
+    q.clear();
+}
+
 }  // namespace
 }  // namespace precis::test
 

@@ -1,6 +1,7 @@
 // The decoder's device attention (cache append, causal self-attention over the cache,
 // cross-attention over each item's memory, beam reorder of the caches) against a
 // double-precision reference computed here from the same (precision-rounded) inputs.
+#include "kernels/ops/cross_attention.h"
 #include "kernels/ops/decoder_attention.h"
 
 #include <gtest/gtest.h>
@@ -124,8 +125,8 @@ TEST_P(DecoderAttention, CrossAttentionStreamsLongMemoriesAndMasksToExactlyZero)
     // Item 0: 17000 keys (many tiles), its first 100 masked (the running max starts at the
     // mask value). Item 1: 5 keys, fewer than a tile, one masked in the middle.
     const std::vector<int32_t> offsets{0, 17000, 17005};
-    const std::vector<int32_t> item_of_row{1, 0, 0, 1, 0};
-    const int rows = int(item_of_row.size()), total = offsets.back();
+    const int items = 2, group = 3;  // three beams per document
+    const int rows = items * group, total = offsets.back();
     std::vector<float> mask(size_t(total), 0.f);
     for (int j = 0; j < 100; ++j) mask[size_t(j)] = lowest;
     for (int j = 5000; j < 5200; ++j) mask[size_t(j)] = lowest;
@@ -139,15 +140,21 @@ TEST_P(DecoderAttention, CrossAttentionStreamsLongMemoriesAndMasksToExactlyZero)
     const std::vector<float> q = test::rounded_to(p, test::gaussian(size_t(rows) * D, 23, 2.f));
 
     cuda::DeviceBuffer dq = test::upload_as(p, q), dk = test::upload_as(p, km), dv = test::upload_as(p, vm);
-    cuda::DeviceBuffer ditem = cuda::upload(item_of_row), doff = cuda::upload(offsets), dmask = cuda::upload(mask);
+    cuda::DeviceBuffer doff = cuda::upload(offsets), dmask = cuda::upload(mask);
     cuda::DeviceBuffer dout(q.size() * cuda::bytes_of(p));
-    cuda::cross_attention(p, dq.get(), rows, ditem.as<int32_t>(), doff.as<int32_t>(), dk.get(), dv.get(),
-                          dmask.as<float>(), heads, hd, scale, dout.get(), nullptr);
+    cuda::MemoryAttentionArgs a;
+    a.p = p;
+    a.q = dq.get(), a.q_stride = D, a.items = items, a.group = group;
+    a.offsets = doff.as<int32_t>(), a.max_keys = 17000;
+    a.k = dk.get(), a.v = dv.get(), a.kv_stride = D, a.mask = dmask.as<float>();
+    a.heads = heads, a.head_dim = hd, a.scale = scale, a.out = dout.get(), a.out_stride = D;
+    cuda::MemoryAttention attention;
+    attention.run(a, nullptr);
     PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
 
     std::vector<float> ref(q.size());
     for (int r = 0; r < rows; ++r) {
-        const int item = item_of_row[size_t(r)];
+        const int item = r / group;
         const int64_t b = offsets[size_t(item)], n = offsets[size_t(item) + 1] - b;
         for (int h = 0; h < heads; ++h) {
             const size_t qa = size_t(r) * D + size_t(h) * hd;
@@ -221,12 +228,19 @@ TEST(DecoderAttentionArguments, AreCheckedBeforeAnyCudaCall) {
         [&] { cuda::cached_self_attention(p, fake, fake, fake, 2, 1, 3, 10, 4, 0, 1.f, fake, nullptr); });
     expect_argument_error(
         [&] { cuda::cached_self_attention(p, fake, nullptr, fake, 2, 1, 3, 10, 4, 16, 1.f, fake, nullptr); });
-    expect_argument_error(
-        [&] { cuda::cross_attention(p, fake, 2, ifake, ifake, fake, fake, nullptr, 0, 16, 1.f, fake, nullptr); });
-    expect_argument_error(
-        [&] { cuda::cross_attention(p, fake, 2, nullptr, ifake, fake, fake, nullptr, 4, 16, 1.f, fake, nullptr); });
-    expect_argument_error(
-        [&] { cuda::cross_attention(p, fake, -1, ifake, ifake, fake, fake, nullptr, 4, 16, 1.f, fake, nullptr); });
+    cuda::MemoryAttention memory;
+    cuda::MemoryAttentionArgs a;
+    a.p = p, a.q = fake, a.q_stride = 64, a.items = 2, a.group = 1, a.offsets = ifake, a.max_keys = 8;
+    a.k = fake, a.v = fake, a.kv_stride = 64, a.heads = 4, a.head_dim = 16, a.out = fake, a.out_stride = 64;
+    cuda::MemoryAttentionArgs bad = a;
+    bad.heads = 0;
+    expect_argument_error([&] { memory.run(bad, nullptr); });
+    bad = a, bad.offsets = nullptr;
+    expect_argument_error([&] { memory.run(bad, nullptr); });
+    bad = a, bad.items = -1;
+    expect_argument_error([&] { memory.run(bad, nullptr); });
+    bad = a, bad.head_dim = 129;
+    expect_argument_error([&] { memory.run(bad, nullptr); });
     cuda::CacheReorder reorder;
     expect_argument_error([&] { reorder.run(p, {fake, fake}, {0, 2}, 3, 10, 64, nullptr); });
     expect_argument_error([&] { reorder.run(p, {fake, fake}, {0, -1}, 3, 10, 64, nullptr); });

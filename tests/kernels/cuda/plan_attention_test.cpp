@@ -96,6 +96,12 @@ TEST_P(PlanAttention, LsgMatchesCpu) {
         {SparsityType::None, 16, 16, 2, 1, 96, 2, 16, 2, 1},      // sparse part off
         {SparsityType::Pooling, 16, 16, 2, 1, 32, 2, 16, 2, 1},   // T <= 2B: full attention
         {SparsityType::Stride, 32, 32, 4, 1, 256, 12, 64, 10, 1},
+        // head_dim 64 and 128 at fp16/bf16 take the tensor-core kernel, float32 sparse keys included
+        {SparsityType::Pooling, 32, 32, 4, 1, 256, 2, 64, 7, 1},
+        {SparsityType::BosPooling, 32, 32, 4, 2, 256, 2, 64, 12, 1},
+        {SparsityType::Norm, 32, 32, 2, 1, 256, 2, 64, 5, 1},
+        {SparsityType::Lsh, 32, 16, 4, 1, 256, 2, 64, 3, 1},
+        {SparsityType::Norm, 32, 32, 4, 3, 192, 2, 128, 3, 1},
     };
     for (const LsgCase& c : cases) {
         const std::string what = std::string("lsg ") + sparsity_type_name(c.type) + " B " + std::to_string(c.B) +
@@ -132,7 +138,8 @@ TEST_P(PlanAttention, FoveaMatchesCpu) {
     PRECIS_REQUIRE_GPU();
     const Precision p = GetParam();
     struct F { int G, T, BL, wing, stop, hd; };
-    for (const F& c : {F{1, 256, 16, 1, -1, 16}, F{2, 250, 16, 2, -1, 32}, F{1, 200, 8, 1, 1, 64}, F{0, 64, 16, 1, -1, 16}}) {
+    for (const F& c : {F{1, 256, 16, 1, -1, 16}, F{2, 250, 16, 2, -1, 32}, F{1, 200, 8, 1, 1, 64}, F{0, 64, 16, 1, -1, 16},
+                     F{1, 300, 16, 1, -1, 128}}) {
         const std::string what = "fovea T " + std::to_string(c.T) + " BL " + std::to_string(c.BL);
         SCOPED_TRACE(what);
         const Inputs x = make_inputs(p, c.G, c.T, 2, c.hd, 6, 500u + uint32_t(c.T));

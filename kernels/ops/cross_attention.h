@@ -1,0 +1,46 @@
+#pragma once
+// Attention of a few queries over a long memory, split across the GPU: the decoder's
+// cross-attention (each document's beams over its encoder output) and the encoder's global
+// tokens (G queries over all G+T rows). One CTA per (item, head, key chunk) reads its keys
+// once for all of the item's queries, keeps a running softmax per warp, and a second kernel
+// merges the chunks' partial results; so a 16k-token memory is read by hundreds of CTAs at
+// once instead of one per head.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/device_buffer.h"
+#include "kernels/ops/precision.h"
+
+namespace precis::cuda {
+
+struct MemoryAttentionArgs {
+    Precision p = Precision::F32;
+    // Queries: item i owns rows [i*group, (i+1)*group) of q ([items*group, q_stride]).
+    const void* q = nullptr;
+    int64_t q_stride = 0;
+    int items = 0, group = 0;
+    // Memory of item i: key/value rows [offsets[i], offsets[i+1]) of k/v (row stride
+    // kv_stride), additive float32 mask per row (null: 0). offsets is a device array.
+    const int32_t* offsets = nullptr;
+    int max_keys = 0;  // the longest item's key count (sizes the grid)
+    const void* k = nullptr;
+    const void* v = nullptr;
+    int64_t kv_stride = 0;
+    const float* mask = nullptr;
+    int heads = 0, head_dim = 0;
+    float scale = 1.f;
+    void* out = nullptr;  // [items*group, out_stride], head h at column h*head_dim
+    int64_t out_stride = 0;
+};
+
+class MemoryAttention {
+public:
+    // Argument checks first (precis::Error), then two launches on `stream`. head_dim <= 128.
+    void run(const MemoryAttentionArgs& a, cudaStream_t stream);
+
+private:
+    DeviceBuffer partials_;  // per (query row, head, part): max, sum, unnormalized output
+};
+
+}  // namespace precis::cuda

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# The one command of a lent GPU machine (README.md): runs the bundle that bundle.sh built
+# and writes a report (./gpu-report when OUT is unset; on the device $OUT/gpu-report holds
+# summary.md, run.log and report.tar.gz, the whole folder, since only 8 files come back):
+#   facts/       nvidia-smi, driver and CUDA versions, where cuBLAS is, ldd of a binary
+#   tests/       each test binary's log and gtest XML
+#   sanitizer/   compute-sanitizer memcheck on the first few tests of each op test
+#   bench/       precis-bench JSON and log per (device, attention, length)
+#   hf/          the HuggingFace side by side (hf_side_by_side.py)
+#   summary.md   every number above in tables: the file to read first
+# No step may stop the others: no `set -e`, every step under `timeout`, and each phase has
+# a time budget so the whole stays within one device call (~6 minutes by default).
+#
+# Environment (seconds unless named otherwise):
+#   PRECIS_GPU_BUNDLE=DIR       the bundle folder; by default this script's folder when it is
+#                               the bundle's copy, else build-gpu/carry/bundle.tar.xz (what the
+#                               device call carries) unpacked to $TMPDIR/precis-gpu, else
+#                               build-gpu/bundle
+#   PRECIS_GPU_MATRIX=full|medium|small   how much of the benchmark table (default full;
+#                               cells run most important first until the budget is spent)
+#   PRECIS_GPU_BUDGET_TESTS=90 PRECIS_GPU_BUDGET_SANITIZER=60 PRECIS_GPU_BUDGET_BENCH=120
+#   PRECIS_GPU_BUDGET_CPU=30 PRECIS_GPU_BUDGET_HF=60
+#   PRECIS_GPU_TEST_TIMEOUT=60  per test binary;  PRECIS_GPU_CELL_TIMEOUT=60 per bench cell
+#   PRECIS_GPU_SANITIZER_TESTS=3  tests per op binary under memcheck
+#   PRECIS_GPU_SANITIZER_FILTER=...  a gtest filter instead of the first N tests
+#   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
+#   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
+#   PRECIS_GPU_SKIP="tests sanitizer bench cpu hf"  phases to leave out
+set -u
+START=$(date +%s)
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ARCHIVE=${PRECIS_GPU_ARCHIVE:-$HERE/../../build-gpu/carry/bundle.tar.xz}
+if [ -n "${PRECIS_GPU_BUNDLE:-}" ]; then
+    BUNDLE=$PRECIS_GPU_BUNDLE
+elif [ -d "$HERE/bin" ]; then
+    BUNDLE=$HERE  # the copy inside the bundle
+elif [ -f "$ARCHIVE" ]; then
+    # The carried archive (bundle.sh): unpacked outside the repository copy.
+    UNPACK=${TMPDIR:-/tmp}/precis-gpu
+    rm -rf "$UNPACK" && mkdir -p "$UNPACK"
+    if command -v xz >/dev/null; then
+        tar xJf "$ARCHIVE" -C "$UNPACK"
+    else
+        python3 -c 'import sys, tarfile; tarfile.open(sys.argv[1], "r:xz").extractall(sys.argv[2])' "$ARCHIVE" "$UNPACK"
+    fi
+    BUNDLE=$UNPACK/bundle
+else
+    BUNDLE=$(cd "$HERE/../.." && pwd)/build-gpu/bundle
+fi
+# The device call brings back at most 8 files from $OUT: the report is written in a work
+# folder and sent as three files, $OUT/gpu-report/{summary.md,run.log,report.tar.gz}, which
+# checkpoint() refreshes after every phase (a run cut short still brings back what it did).
+if [ -n "${OUT:-}" ]; then
+    RESULT=$OUT/gpu-report
+    REPORT=${TMPDIR:-/tmp}/gpu-report
+    rm -rf "$REPORT"
+else
+    RESULT=./gpu-report
+    REPORT=./gpu-report
+fi
+mkdir -p "$RESULT" "$REPORT"/{facts,tests,sanitizer,bench,hf}
+REPORT=$(cd "$REPORT" && pwd)
+RESULT=$(cd "$RESULT" && pwd)
+LOG=$REPORT/run.log
+exec > >(tee -a "$LOG") 2>&1
+
+MATRIX=${PRECIS_GPU_MATRIX:-full}
+SKIP=" ${PRECIS_GPU_SKIP:-} "
+TEST_TIMEOUT=${PRECIS_GPU_TEST_TIMEOUT:-60}
+CELL_TIMEOUT=${PRECIS_GPU_CELL_TIMEOUT:-60}
+REPEAT=${PRECIS_GPU_REPEAT:-2}
+NEW_TOKENS=${PRECIS_GPU_NEW_TOKENS:-256}
+CPU_NEW_TOKENS=${PRECIS_GPU_CPU_NEW_TOKENS:-64}
+
+elapsed() { echo $(($(date +%s) - START)); }
+say() { echo "[$(elapsed)s] $*"; }
+skipped() { [[ "$SKIP" == *" $1 "* ]]; }
+# Seconds left of a phase that began at $1 with budget $2 (never below 0).
+left() { local l=$(($2 - ($(date +%s) - $1))); [ $l -gt 0 ] && echo $l || echo 0; }
+# timeout with the smaller of a step's own limit and what its phase has left.
+bounded() { local limit=$1; shift; timeout -k 5 "$limit" "$@"; }
+
+checkpoint() {
+    echo "$(elapsed)" >"$REPORT/elapsed_s"
+    python3 "$HERE/summarize.py" "$REPORT" 2>>"$REPORT/summary.err" || echo "summary.md failed: see summary.err" >"$REPORT/summary.md"
+    tar czf "$RESULT/report.tar.gz.part" --exclude='report.tar.gz*' -C "$(dirname "$REPORT")" "$(basename "$REPORT")" 2>/dev/null &&
+        mv "$RESULT/report.tar.gz.part" "$RESULT/report.tar.gz"
+    if [ "$RESULT" != "$REPORT" ]; then cp "$REPORT/summary.md" "$REPORT/run.log" "$RESULT/" 2>/dev/null; fi
+}
+
+say "report: $RESULT (work folder $REPORT)   bundle: $BUNDLE"
+[ -d "$BUNDLE/bin" ] || { say "no bundle at $BUNDLE (build it with tools/gpu/bundle.sh and carry build-gpu/carry)"; checkpoint; exit 1; }
+
+# --- libraries --------------------------------------------------------------------------
+# The bundle's own libraries, then the machine's CUDA (cuBLAS and the runtime are not in
+# the bundle): the toolkit folders, else the pip wheels PyTorch brought.
+LIBS=$BUNDLE/lib
+for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-*/lib64; do
+    [ -d "$d" ] && LIBS="$LIBS:$d"
+done
+export LD_LIBRARY_PATH="$LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PRECIS_FIXTURES=$BUNDLE/fixtures
+BENCH=$BUNDLE/bin/precis-bench
+PROBE=$BENCH
+[ -x "$PROBE" ] || PROBE=$(ls "$BUNDLE"/bin/* | head -1)
+# cuBLAS is opened at run time (kernels/cublas_loader.cpp), so ldd cannot tell: look for it.
+cublas_found() {
+    ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.13 ' && return 0
+    local d
+    for d in ${LD_LIBRARY_PATH//:/ }; do ls "$d"/libcublas.so.13* >/dev/null 2>&1 && return 0; done
+    return 1
+}
+if ! cublas_found; then
+    for d in $(python3 -c 'import glob, os, site
+for p in site.getsitepackages() + [site.getusersitepackages()]:
+    for lib in glob.glob(os.path.join(p, "nvidia", "*", "lib")): print(lib)' 2>/dev/null) \
+        $(find /usr /opt -maxdepth 6 -name 'libcublas.so.*' -printf '%h\n' 2>/dev/null | sort -u); do
+        export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
+        cublas_found && break
+    done
+fi
+cublas_found || say "WARNING: no libcublas.so.13 found: the CUDA backend will say so and run on the CPU"
+# An older libstdc++ than the build machine's: the bundle's copy of it.
+if "$PROBE" --help 2>&1 | grep -q "version .GLIBCXX\|version .GCC_\|version .CXXABI"; then
+    say "the machine's libstdc++ is older than the build's: using bundle/lib-compat"
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$BUNDLE/lib-compat"
+fi
+say "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+
+# --- facts ------------------------------------------------------------------------------
+say "== facts"
+F=$REPORT/facts
+{ date -u; uname -a; . /etc/os-release 2>/dev/null && echo "$PRETTY_NAME"; ldd --version | head -1; nproc; free -g; } >"$F/machine.txt" 2>&1
+nvidia-smi >"$F/nvidia-smi.txt" 2>&1
+nvidia-smi -q 2>&1 | head -80 >"$F/nvidia-smi-q.txt"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,power.limit --format=csv >"$F/gpu.csv" 2>&1
+(command -v nvcc || ls /usr/local/cuda/bin/nvcc) >/dev/null 2>&1 && { nvcc --version 2>/dev/null || /usr/local/cuda/bin/nvcc --version; } >"$F/nvcc.txt" 2>&1
+{ ldconfig -p | grep -E "cublas|cudart|libcuda\.so"; find /usr/local/cuda*/ /usr/lib /opt -maxdepth 6 -name 'libcublas*.so*' 2>/dev/null; } >"$F/cublas-where.txt" 2>&1
+ldd "$PROBE" >"$F/ldd-$(basename "$PROBE").txt" 2>&1
+cp "$BUNDLE/BUILD-INFO.txt" "$BUNDLE/MISSING.txt" "$F/" 2>/dev/null
+python3 -c 'import torch, transformers; print("torch", torch.__version__, "cuda", torch.version.cuda, "transformers", transformers.__version__)' >"$F/python.txt" 2>&1
+env | grep -E "^(LD_LIBRARY_PATH|CUDA|NVIDIA|PRECIS)" >"$F/env.txt"
+head -3 "$F/gpu.csv"
+grep -q "not found" "$F/ldd-$(basename "$PROBE").txt" && { say "WARNING: libraries not found:"; grep "not found" "$F/ldd-$(basename "$PROBE").txt"; }
+
+checkpoint
+
+# --- tests ------------------------------------------------------------------------------
+# The device tests first: they are what the machine is lent for.
+TESTS=()
+for f in "$BUNDLE"/bin/kernels_* "$BUNDLE"/bin/*; do
+    case "$(basename "$f")" in precis-bench) ;; *) [[ " ${TESTS[*]} " == *" $f "* ]] || TESTS+=("$f") ;; esac
+done
+if ! skipped tests; then
+    say "== tests (${#TESTS[@]} binaries, budget ${PRECIS_GPU_BUDGET_TESTS:-90}s)"
+    t0=$(date +%s)
+    for f in "${TESTS[@]}"; do
+        n=$(basename "$f")
+        l=$(left "$t0" "${PRECIS_GPU_BUDGET_TESTS:-90}")
+        [ "$l" -gt 5 ] || { say "$n: not run (tests budget spent)"; echo "not run: budget" >"$REPORT/tests/$n.log"; continue; }
+        [ "$l" -lt "$TEST_TIMEOUT" ] || l=$TEST_TIMEOUT
+        bounded "$l" "$f" --gtest_output="xml:$REPORT/tests/$n.xml" >"$REPORT/tests/$n.log" 2>&1
+        rc=$?
+        echo "$rc" >"$REPORT/tests/$n.rc"
+        say "$n: rc $rc$([ $rc = 124 ] && echo ' (timeout)')  $(grep -E '^\[  (PASSED|FAILED)  \]' "$REPORT/tests/$n.log" | tr '\n' ' ')"
+    done
+fi
+
+checkpoint
+
+# --- compute-sanitizer ------------------------------------------------------------------
+SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer \
+    /usr/local/cuda-*/bin/compute-sanitizer 2>/dev/null | head -1)
+if ! skipped sanitizer; then
+    if [ -z "$SAN" ]; then
+        say "no compute-sanitizer on this machine"; echo "not found" >"$REPORT/sanitizer/NOT-FOUND"
+    else
+        say "== compute-sanitizer memcheck ($SAN, budget ${PRECIS_GPU_BUDGET_SANITIZER:-60}s)"
+        t0=$(date +%s)
+        for f in "${TESTS[@]}"; do
+            n=$(basename "$f")
+            # The op tests only (the device query and the CPU parity tests have no kernels).
+            [[ "$n" == kernels_* && "$n" != kernels_device_query_test ]] || continue
+            l=$(left "$t0" "${PRECIS_GPU_BUDGET_SANITIZER:-60}")
+            [ "$l" -gt 5 ] || { say "$n: memcheck not run (budget spent)"; continue; }
+            # A short subset: the first N tests the binary lists, unless a filter is given.
+            filter=${PRECIS_GPU_SANITIZER_FILTER:-}
+            if [ -z "$filter" ]; then
+                filter=$("$f" --gtest_list_tests 2>/dev/null | awk '/^[^ ]/ {s=$1} /^  / {print s $1}' |
+                    head -"${PRECIS_GPU_SANITIZER_TESTS:-3}" | paste -sd: -)
+            fi
+            [ -n "$filter" ] || continue
+            bounded "$l" "$SAN" --tool memcheck --leak-check full --error-exitcode 99 "$f" --gtest_filter="$filter" \
+                >"$REPORT/sanitizer/$n.log" 2>&1
+            rc=$?
+            echo "$rc" >"$REPORT/sanitizer/$n.rc"
+            echo "$filter" >"$REPORT/sanitizer/$n.filter"
+            case $rc in 0) what=clean ;; 99) what="memcheck ERRORS" ;; 124 | 137) what="timed out" ;; *) what="test failed" ;; esac
+            say "$n memcheck: rc $rc ($what) $(grep -E 'ERROR SUMMARY' "$REPORT/sanitizer/$n.log" | tail -1)"
+        done
+    fi
+fi
+
+checkpoint
+
+# --- benchmark --------------------------------------------------------------------------
+# One precis-bench process per (device, attention, length): a crash, an out-of-memory or a
+# timeout costs one cell. Cells run most telling first, so a spent budget drops the least.
+cell() {  # device sparsity(full = full attention) length new_tokens timeout
+    local dev=$1 sp=$2 len=$3 tokens=$4 limit=$5 name="$1-$2-$3"
+    local att=(--attention lsg --sparsity-type "$sp" --block-size 128 --sparsity-factor 4)
+    [ "$sp" = full ] && att=(--attention full)
+    local dtype=(--dtype fp16)
+    [ "$dev" = cpu ] && dtype=()
+    bounded "$limit" "$BENCH" --shape base --device "$dev" "${dtype[@]}" --compute-type fp32 --lengths "$len" \
+        "${att[@]}" --new-tokens "$tokens" --beams 5 --repeat "$REPEAT" --json \
+        >"$REPORT/bench/$name.json" 2>"$REPORT/bench/$name.log"
+    local rc=$?
+    echo "$rc" >"$REPORT/bench/$name.rc"
+    say "bench $name: rc $rc$([ $rc = 124 ] && echo ' (timeout)') $(python3 -c '
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))[0]
+    print("encoder %.4f s, greedy %.1f tok/s, beam-5 %.1f tok/s, GPU peak %s MB" % (j["encoder_seconds"],
+          j["greedy_tokens_per_second"], j["beam_tokens_per_second"], j.get("peak_gpu_memory_mb")))
+except Exception as e:
+    print("(no result)")' "$REPORT/bench/$name.json" 2>/dev/null)"
+    [ $rc = 0 ] || tail -3 "$REPORT/bench/$name.log"
+}
+run_cells() {  # phase-budget device new_tokens cells...
+    local budget=$1 dev=$2 tokens=$3; shift 3
+    local t0 l c
+    t0=$(date +%s)
+    for c in "$@"; do
+        l=$(left "$t0" "$budget")
+        if [ "$l" -le 10 ]; then
+            say "bench $dev-${c%:*}-${c#*:}: not run (budget spent)"; echo "$dev-${c%:*}-${c#*:}" >>"$REPORT/bench/NOT-RUN.txt"; continue
+        fi
+        [ "$l" -lt "$CELL_TIMEOUT" ] || l=$CELL_TIMEOUT
+        cell "$dev" "${c%:*}" "${c#*:}" "$tokens" "$l"
+        checkpoint
+    done
+}
+TYPES_OTHER="pooling stride block_stride bos_pooling lsh"
+case "$MATRIX" in
+    small) GPU_CELLS="norm:4096 full:4096 norm:16384 lsh:4096"; CPU_CELLS="norm:1024" ;;
+    medium) GPU_CELLS="norm:1024 norm:4096 norm:16384 norm:65536 full:1024 full:4096"
+        for t in $TYPES_OTHER; do GPU_CELLS="$GPU_CELLS $t:16384"; done
+        CPU_CELLS="norm:1024 full:1024" ;;
+    *) GPU_CELLS="norm:1024 norm:4096 norm:16384 norm:65536 full:1024 full:4096"
+        for len in 16384 4096 65536 1024; do for t in $TYPES_OTHER; do GPU_CELLS="$GPU_CELLS $t:$len"; done; done
+        CPU_CELLS="norm:1024 full:1024"
+        for t in $TYPES_OTHER; do CPU_CELLS="$CPU_CELLS $t:1024"; done ;;
+esac
+if [ ! -x "$BENCH" ]; then
+    say "no precis-bench in the bundle: no benchmark"
+else
+    # shellcheck disable=SC2086
+    skipped bench || { say "== benchmark, cuda fp16 (budget ${PRECIS_GPU_BUDGET_BENCH:-120}s)"; run_cells "${PRECIS_GPU_BUDGET_BENCH:-120}" cuda "$NEW_TOKENS" $GPU_CELLS; }
+    # shellcheck disable=SC2086
+    skipped cpu || { say "== benchmark, cpu baseline (budget ${PRECIS_GPU_BUDGET_CPU:-30}s)"; run_cells "${PRECIS_GPU_BUDGET_CPU:-30}" cpu "$CPU_NEW_TOKENS" $CPU_CELLS; }
+fi
+
+checkpoint
+
+# --- HuggingFace side by side -----------------------------------------------------------
+HF=$HERE/hf_side_by_side.py
+[ -f "$HF" ] || HF=$BUNDLE/hf_side_by_side.py
+if ! skipped hf; then
+    say "== HuggingFace side by side (budget ${PRECIS_GPU_BUDGET_HF:-60}s)"
+    bounded "${PRECIS_GPU_BUDGET_HF:-60}" python3 "$HF" --budget "$((${PRECIS_GPU_BUDGET_HF:-60} - 10))" \
+        >"$REPORT/hf/hf.json" 2>"$REPORT/hf/hf.log"
+    echo "$?" >"$REPORT/hf/hf.rc"
+    say "hf: rc $(cat "$REPORT/hf/hf.rc")"; tail -5 "$REPORT/hf/hf.log"
+fi
+
+# --- summary ----------------------------------------------------------------------------
+say "== summary"
+say "done in $(elapsed)s; report in $RESULT: summary.md, run.log, report.tar.gz (all files)"
+checkpoint
