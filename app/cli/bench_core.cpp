@@ -312,7 +312,7 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
     const int64_t rows = enc.rows[0].num_global + enc.rows[0].padded_length;
     // The products alone: the CPU timing below drives be.linear with host buffers, which
     // measures nothing useful for a device backend, so a device run needs its hook.
-    std::optional<double> gemm_median, device_encoder_seconds;
+    std::optional<double> gemm_median, device_encoder_seconds, encoder_attention_seconds;
     if (!on_device) {
         std::vector<double> gemm;
         for (int i = 0; i < repeat; ++i)
@@ -326,7 +326,7 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
     } else if (be->runner() == runner) {
         // The runner times the products of an encode with device events when profiling is
         // on: extra encodes, apart from the timed ones above, so their events cost nothing there.
-        std::vector<double> gemm, device_encoder;
+        std::vector<double> gemm, device_encoder, attention_time;
         runner->set_profiling(true);
         for (int i = 0; i < repeat; ++i) {
             enc = EncoderOutput{};
@@ -334,7 +334,9 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
             if (be->runner() != runner) break;  // the device failed: the CPU ran it, no device numbers
             gemm.push_back(runner->stats().encoder_product_seconds);
             device_encoder.push_back(runner->stats().encoder_seconds);
+            attention_time.push_back(runner->stats().encoder_attention_seconds);
         }
+        if (!attention_time.empty() && median(attention_time) > 0) encoder_attention_seconds = median(attention_time);
         if (be->runner() == runner) runner->set_profiling(false);
         if (!gemm.empty() && median(gemm) > 0) gemm_median = median(gemm);
         if (!device_encoder.empty()) device_encoder_seconds = median(device_encoder);
@@ -343,7 +345,7 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
     // Cross-attention reads every layer's keys and values over the whole input each step,
     // stored as the compute type keeps them (cross_memory.h).
     const double cross_kv_bytes =
-        double(c.decoder_layers) * double(CrossMemory::bytes_for(enc.rows[0].memory.dim(0), c.decoder_heads,
+        double(c.decoder_layers) * double(CrossMemory::bytes_for(enc.rows[0].memory_rows(), c.decoder_heads,
                                                                  c.d_model / c.decoder_heads, model->compute_type()));
     const double step_bytes = double(decoder_bytes_per_token(model->weights())) + cross_kv_bytes;
 
@@ -374,7 +376,8 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
         j["encoder_over_gemm"] = nullptr;
         j["encoder_gemm_seconds_note"] = "not measured: the device runner reported no product time";
     }
-    if (device_encoder_seconds) j["encoder_device_seconds"] = *device_encoder_seconds;  // the runner's, profiled
+    if (device_encoder_seconds) j["encoder_device_seconds"] = *device_encoder_seconds;
+    if (encoder_attention_seconds) j["encoder_attention_seconds"] = *encoder_attention_seconds;  // profiled, device time  // the runner's, profiled
     j["new_tokens"] = new_tokens;
     j["greedy_tokens_per_second"] = median(tps);
     j["seconds_to_first_token"] = median(first);

@@ -22,6 +22,7 @@ public:
 // What a device run measured, for `precis bench`.
 struct RunnerStats {
     double encoder_product_seconds = 0;  // the last encode's matrix products alone (device time)
+    double encoder_attention_seconds = 0;  // its self-attention alone (sparse keys included)
     double encoder_seconds = 0;          // the last encode, device time
     uint64_t peak_device_bytes = 0;      // most device memory the runner held at once since reset
 };

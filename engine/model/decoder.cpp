@@ -42,8 +42,8 @@ DecoderState::DecoderState(const Model& model, Backend& backend, const EncoderOu
     Tensor part;  // one part of a projection in float32, reused
     for (int l = 0; l < L; ++l)
         for (const EncodedRow& row : encoded.rows)
-            cross_.push_back(project_cross_memory(be_, w.decoder_layers[l].cross_attn, row.memory.data<float>(),
-                                                  row.memory.dim(0), heads_, hd_, w.compute_type, part));
+            cross_.push_back(project_cross_memory(be_, w.decoder_layers[l].cross_attn, row.host_memory().data<float>(),
+                                                  row.memory_rows(), heads_, hd_, w.compute_type, part));
     const int64_t n = int64_t(rows_) * max_new;
     x_ = Tensor::empty(DType::F32, {n, D_});
     q_ = Tensor::empty(DType::F32, {n, D_});

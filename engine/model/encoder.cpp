@@ -175,6 +175,12 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
 
 }  // namespace
 
+const Tensor& EncodedRow::host_memory() const {
+    if (!memory.defined() && fetch_memory) memory = fetch_memory();
+    check(memory.defined(), "encoder output: the memory is not available on the host");
+    return memory;
+}
+
 EncoderRowPlan plan_encoder_row(const ModelConfig& cfg, const AttentionOptions& attention, int length) {
     const RowPlan p = plan_row(cfg, attention, length);
     return {p.global, p.padded, p.sparse};

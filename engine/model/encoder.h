@@ -3,6 +3,7 @@
 // padding), post-LN layers with a pluggable self-attention, and the hand-over to the
 // decoder (lsg-spec sections 2 and 4).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -15,7 +16,13 @@ class Backend;
 class Model;
 
 struct EncodedRow {
-    Tensor memory;                    // [S, D]: what the decoder cross-attends to
+    // [S, D]: what the decoder cross-attends to. A device runner keeps it on the device and
+    // leaves this empty with fetch_memory set: generating there never copies it back, and
+    // host_memory() fetches it on first use (CPU decoder, classifier head, parity output).
+    mutable Tensor memory;
+    std::function<Tensor()> fetch_memory;
+    const Tensor& host_memory() const;
+    int64_t memory_rows() const { return int64_t(memory_mask.size()); }
     std::vector<float> memory_mask;   // [S] additive: 0 or lowest float
     std::vector<Tensor> layer_states; // on request: [G + padded, D] after embeddings and after each layer
     int input_length = 0;             // tokens in the row as given (padding included)

@@ -43,7 +43,7 @@ NamedTensors run_forward(const Model& model, Backend& backend, const ForwardRequ
     EncoderOutput enc = run_encoder(model, backend, req.input_ids, req.attention_mask, req.attention, cb, true);
 
     std::vector<Tensor> memories;
-    for (auto& r : enc.rows) memories.push_back(r.memory);
+    for (auto& r : enc.rows) memories.push_back(r.host_memory());
     out.emplace_back("encoder_last_hidden_state", stack(memories));
     for (size_t k = 0; k < enc.rows[0].layer_states.size(); ++k) {
         std::vector<Tensor> layer;

@@ -83,7 +83,7 @@ std::vector<std::pair<size_t, size_t>> token_byte_spans(const Tokenizer& tok, co
 std::vector<float> cross_attention_profile(const Model& model, Backend& backend, const EncoderOutput& encoded,
                                            const std::vector<int64_t>& summary_ids) {
     check(encoded.rows.size() == 1, "cross_attention_profile: one input row at a time");
-    std::vector<float> sink(size_t(encoded.rows[0].memory.dim(0)), 0.f);
+    std::vector<float> sink(size_t(encoded.rows[0].memory_rows()), 0.f);
     const int L = int(summary_ids.size());
     if (L == 0) return sink;
     DecoderState dec(model, backend, encoded, 1, L, L);

@@ -39,6 +39,7 @@ CudaRunner::CudaRunner(int device, Precision precision)
     gemm_ = std::make_unique<Gemm>(stream_);
     workspace_ = std::make_unique<EncoderWorkspace>();
     products_ = std::make_unique<ProductTimer>();
+    attention_ = std::make_unique<ProductTimer>();
 }
 
 CudaRunner::~CudaRunner() {
@@ -47,6 +48,7 @@ CudaRunner::~CudaRunner() {
     weights_.reset();
     gemm_.reset();
     products_.reset();
+    attention_.reset();
     if (stream_) cudaStreamDestroy(stream_);
 }
 
@@ -86,12 +88,14 @@ EncoderOutput CudaRunner::encode(const Model& model, const std::vector<std::vect
     return guarded([&] {
         const DeviceModel& w = weights_for(model);
         products_->enable(profiling_);
+        attention_->enable(profiling_);
         const auto start = std::chrono::steady_clock::now();
-        EncoderCall call{model, w, *gemm_, stream_, *workspace_, *products_, id_};
+        EncoderCall call{model, w, *gemm_, stream_, *workspace_, *products_, *attention_, id_};
         EncoderOutput out = device_encode(call, ids, masks, attention, callbacks, keep_layer_states);
         PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
         stats_.encoder_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (products_->enabled()) stats_.encoder_product_seconds = products_->collect();
+        if (attention_->enabled()) stats_.encoder_attention_seconds = attention_->collect();
         stats_.peak_device_bytes = device_bytes_peak();
         return out;
     });
@@ -112,15 +116,15 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
                 auto up = std::make_shared<DeviceMemory>();
                 up->runner_id = id_;
                 up->precision = precision_;
-                up->rows = int(row.memory.dim(0));
-                up->dim = row.memory.dim(1);
-                DeviceBuffer f32 = upload(std::vector<float>(row.memory.data<float>(),
-                                                             row.memory.data<float>() + row.memory.numel()));
+                const Tensor& memory = row.host_memory();
+                up->rows = int(memory.dim(0));
+                up->dim = memory.dim(1);
+                DeviceBuffer f32 = upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
                 if (precision_ == Precision::F32) {
                     up->memory = std::move(f32);
                 } else {
-                    up->memory = DeviceBuffer(size_t(row.memory.numel()) * bytes_of(precision_));
-                    convert_from_f32(precision_, f32.as<float>(), up->memory.get(), row.memory.numel(), stream_);
+                    up->memory = DeviceBuffer(size_t(memory.numel()) * bytes_of(precision_));
+                    convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
                     PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
                 }
                 up->mask = upload(row.memory_mask);

@@ -50,7 +50,7 @@ private:
     std::unique_ptr<Gemm> gemm_;
     std::unique_ptr<DeviceModel> weights_;
     std::unique_ptr<EncoderWorkspace> workspace_;
-    std::unique_ptr<ProductTimer> products_;
+    std::unique_ptr<ProductTimer> products_, attention_;
     RunnerStats stats_;
     bool profiling_ = false;
     std::mutex mutex_;  // one run at a time on the stream

@@ -5,7 +5,9 @@
 #include <limits>
 
 #include "engine/attention/attention.h"
+#include "engine/backend/model_runner.h"
 #include "engine/core/checked.h"
+#include "engine/core/dtype.h"
 #include "engine/model/model.h"
 #include "kernels/ops/elementwise.h"
 #include "kernels/ops/gemm.h"
@@ -55,6 +57,29 @@ Tensor download_rows(Precision p, const void* device, int64_t rows, int64_t dim,
 }
 
 }  // namespace
+
+// The host copy, made only when something on the host asks (engine/model/encoder.h): a
+// blocking copy of the stored bits, widened on the CPU, so no kernel runs on a stream that
+// may be busy with another run.
+Tensor memory_on_host(const DeviceMemory& m, int device_index) {
+    try {
+        PRECIS_CUDA_CHECK(cudaSetDevice(device_index));
+        const size_t n = size_t(m.rows) * size_t(m.dim);
+        Tensor t = Tensor::empty(DType::F32, {m.rows, m.dim});
+        float* out = t.data<float>();
+        if (m.precision == Precision::F32) {
+            PRECIS_CUDA_CHECK(cudaMemcpy(out, m.memory.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
+            return t;
+        }
+        std::vector<uint16_t> bits(n);
+        PRECIS_CUDA_CHECK(cudaMemcpy(bits.data(), m.memory.get(), n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i < n; ++i)
+            out[i] = m.precision == Precision::F16 ? half_to_float(bits[i]) : bf16_to_float(bits[i]);
+        return t;
+    } catch (const DeviceError& e) {
+        throw DeviceFailure(std::string("copying the encoder output from the GPU failed: ") + e.what());
+    }
+}
 
 EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vector<int64_t>>& ids,
                             const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
@@ -153,7 +178,10 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
                 PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));  // r_host goes out of scope
                 lsh_r = ws.lsh_r.as<float>();
             }
-            ws.attention.run(ws.q.get(), ws.k.get(), ws.v.get(), ws.key_mask.as<float>(), lsh_r, ws.ctx.get());
+            {
+                TimedSpan t(call.attention, stream);
+                ws.attention.run(ws.q.get(), ws.k.get(), ws.v.get(), ws.key_mask.as<float>(), lsh_r, ws.ctx.get());
+            }
             {
                 TimedSpan t(call.products, stream);
                 call.gemm.linear(p, ws.ctx.get(), S, D, lw.self_attn.out.weight.get(), D, ws.tmp.get());
@@ -205,7 +233,10 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
         PRECIS_CUDA_CHECK(cudaMemcpyAsync(device->memory.get(), x + size_t(first_row) * size_t(D) * el,
                                           size_t(memory_rows) * size_t(D) * el, cudaMemcpyDeviceToDevice, stream));
         device->mask = upload(out.memory_mask);
-        out.memory = download_rows(p, device->memory.get(), memory_rows, D, ws.staging, stream);
+        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the memory is complete before anyone reads it
+        int device_index = 0;
+        PRECIS_CUDA_CHECK(cudaGetDevice(&device_index));
+        out.fetch_memory = [device, device_index] { return memory_on_host(*device, device_index); };
         out.device_memory = device;
         result.rows.push_back(std::move(out));
     }

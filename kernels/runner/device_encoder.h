@@ -31,9 +31,14 @@ struct EncoderCall {
     Gemm& gemm;
     cudaStream_t stream;
     EncoderWorkspace& workspace;
-    ProductTimer& products;
+    ProductTimer& products;   // the matrix products' device time, when enabled
+    ProductTimer& attention;  // the self-attention's
     uint64_t runner_id;
 };
+
+struct DeviceMemory;
+// The encoder output's host copy (float32), fetched from the device on request.
+Tensor memory_on_host(const DeviceMemory& memory, int device_index);
 
 EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vector<int64_t>>& ids,
                             const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,

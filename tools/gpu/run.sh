@@ -26,6 +26,7 @@
 #   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
 #   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
 #   PRECIS_GPU_SKIP="tests sanitizer bench cpu hf"  phases to leave out
+#   PRECIS_GPU_PROFILE=1        also an Nsight Systems kernel summary of one 16k cell (profile/)
 set -u
 START=$(date +%s)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -179,8 +180,9 @@ if ! skipped sanitizer; then
         t0=$(date +%s)
         for f in "${TESTS[@]}"; do
             n=$(basename "$f")
-            # The op tests only (the device query and the CPU parity tests have no kernels).
-            [[ "$n" == kernels_* && "$n" != kernels_device_query_test ]] || continue
+            # The op tests only (the device query, the factory's and the CPU parity tests launch
+            # no kernels: memcheck would only say that nothing ran).
+            [[ "$n" == kernels_* && "$n" != kernels_device_query_test && "$n" != kernels_backend_factory_test ]] || continue
             l=$(left "$t0" "${PRECIS_GPU_BUDGET_SANITIZER:-60}")
             [ "$l" -gt 5 ] || { say "$n: memcheck not run (budget spent)"; continue; }
             # A short subset: the first N tests the binary lists, unless a filter is given.
@@ -262,6 +264,28 @@ else
 fi
 
 checkpoint
+
+# --- kernel profile (on request) ----------------------------------------------------------
+# PRECIS_GPU_PROFILE=1: Nsight Systems' per-kernel totals of one 16k-token norm cell (encoder
+# and a short generation), where the machine has nsys; in profile/ of the report.
+if [ "${PRECIS_GPU_PROFILE:-0}" = 1 ] && [ -x "$BENCH" ]; then
+    NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+    mkdir -p "$REPORT/profile"
+    if [ -n "$NSYS" ]; then
+        say "== kernel profile ($NSYS)"
+        bounded 90 "$NSYS" profile -o "$REPORT/profile/norm-16384" --force-overwrite true "$BENCH" --shape base \
+            --device cuda --dtype fp16 --compute-type fp32 --lengths 16384 --attention lsg --sparsity-type norm \
+            --block-size 128 --sparsity-factor 4 --new-tokens 16 --beams 5 --repeat 2 \
+            >"$REPORT/profile/run.log" 2>&1
+        bounded 60 "$NSYS" stats --report cuda_gpu_kern_sum --format csv "$REPORT/profile/norm-16384.nsys-rep" \
+            >"$REPORT/profile/kernels.csv" 2>"$REPORT/profile/stats.log"
+        rm -f "$REPORT/profile/"*.nsys-rep "$REPORT/profile/"*.sqlite
+        say "profile: $(head -c 1500 "$REPORT/profile/kernels.csv" | tr '\n' ' ')"
+    else
+        say "no nsys on this machine: no kernel profile"
+    fi
+    checkpoint
+fi
 
 # --- HuggingFace side by side -----------------------------------------------------------
 HF=$HERE/hf_side_by_side.py

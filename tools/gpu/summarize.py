@@ -65,12 +65,12 @@ w("## precis-bench (random base-shape weights; block 128, sparsity factor 4; bea
 def num(j, k, fmt):
     v = j.get(k)
     return fmt % v if isinstance(v, (int, float)) and not isinstance(v, bool) else "-"
-w("Encoder s: wall clock, median of the repetitions. Products s: the encoder's matrix products alone "
+w("Encoder s: wall clock, median of the repetitions. Attention s: its self-attention alone (device time, profiled encodes). Products s: the encoder's matrix products alone "
   "(GPU: device time from the runner's events on extra profiled encodes; CPU: the same shapes timed alone). "
   "GPU peak: the runner's own count of its buffers; sampled: cudaMemGetInfo over the whole device minus "
   "its use at the start. Tokens/s from the first token on.\n")
-w("| device | attention | length | rc | encoder s | products s | encoder device s | greedy tok/s | beam-5 tok/s | first token s | GPU peak MB | GPU peak sampled MB | host peak MB | new tokens | notes |")
-w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+w("| device | attention | length | rc | encoder s | products s | attention s | encoder device s | greedy tok/s | beam-5 tok/s | first token s | GPU peak MB | GPU peak sampled MB | host peak MB | new tokens | notes |")
+w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for rcf in sorted(glob.glob(R + "/bench/*.rc"), key=lambda p: (os.path.basename(p).split("-")[0],
                                                               os.path.basename(p).split("-")[1],
                                                               int(os.path.basename(p).split("-")[-1][:-3]))):
@@ -93,9 +93,10 @@ for rcf in sorted(glob.glob(R + "/bench/*.rc"), key=lambda p: (os.path.basename(
     if not j:
         tail = read(R + "/bench/%s.log" % name).splitlines()[-2:]
         notes.append(" / ".join(tail).replace("|", "/")[:200])
-    w("| %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+    w("| %s | %s | %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
         dev, sp, length, rc, " (timeout)" if rc == "124" else "", num(j, "encoder_seconds", "%.4f"),
-        num(j, "encoder_gemm_seconds", "%.4f"), num(j, "encoder_device_seconds", "%.4f"),
+        num(j, "encoder_gemm_seconds", "%.4f"), num(j, "encoder_attention_seconds", "%.4f"),
+        num(j, "encoder_device_seconds", "%.4f"),
         num(j, "greedy_tokens_per_second", "%.1f"), num(j, "beam_tokens_per_second", "%.1f"),
         num(j, "seconds_to_first_token", "%.3f"), num(j, "peak_gpu_memory_mb", "%.0f"),
         num(j, "peak_gpu_memory_sampled_mb", "%.0f"), num(j, "peak_memory_mb", "%.0f"), j.get("new_tokens", "-"),
