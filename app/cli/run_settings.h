@@ -12,6 +12,8 @@
 #include "engine/model/config.h"
 #include "engine/model/run_options.h"
 
+#include "app/cli/attention_flags.h"
+
 namespace precis {
 class Backend;
 class Model;
@@ -20,7 +22,6 @@ class Model;
 namespace precis::cli {
 
 // Option names each group adds to a command's parser.
-std::set<std::string> attention_option_names();   // --attention, --sparsity-type, ...
 std::set<std::string> generation_option_names();  // --beams, --length-penalty, ...
 std::set<std::string> generation_flag_names();    // --early-stopping
 // --compute-type fp32|int8|fp16-weights: how the linear layers hold their weights (fp32
@@ -38,10 +39,6 @@ struct LoadedRun {
 };
 struct ModelLocation;
 LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& args, bool need_tokenizer);
-
-// Applies the attention overrides to the model's native options (used for a model that
-// is already loaded, e.g. a random bench model).
-AttentionOptions attention_from_flags(const Model& model, const Arguments& args);
 
 // The model's generation config with the command-line overrides applied.
 GenerationConfig generation_from_flags(const Model& model, const Arguments& args);

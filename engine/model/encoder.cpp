@@ -148,23 +148,15 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
         out.sparse_path = plan.sparse;
         // The memory is a view of x's rows (x is kept alive by it, a few padding rows more than
         // needed), not a copy: a copy would be the encoder's largest moment on long inputs.
-        const bool keep_globals = G == 0 || attention.lsg.pass_global_tokens_to_decoder;
-        int64_t first_row = 0, memory_rows = G + T;
-        if (keep_globals) {
-            out.memory_mask.assign(key_mask.begin(), key_mask.begin() + G + T);
-        } else {
-            if (attention.lsg.pool_with_global) {
-                std::memcpy(xp + G * D, xp, size_t(D) * sizeof(float));
-                // The reference overwrites the last layer's output in place, so its
-                // recorded last hidden state shows the pooled row too.
-                if (keep_layer_states)
-                    std::memcpy(out.layer_states.back().data<float>() + G * D, xp, size_t(D) * sizeof(float));
-            }
-            first_row = G, memory_rows = T;
-            out.memory_mask.assign(key_mask.begin() + G, key_mask.begin() + G + T);
+        const DecoderMemoryRows rows = decoder_memory_rows(attention, G, T);
+        if (rows.pool_global) {
+            std::memcpy(xp + G * D, xp, size_t(D) * sizeof(float));
+            // The reference overwrites the last layer's output in place, so its
+            // recorded last hidden state shows the pooled row too.
+            if (keep_layer_states) std::memcpy(out.layer_states.back().data<float>() + G * D, xp, size_t(D) * sizeof(float));
         }
-        out.memory =
-            Tensor::view(DType::F32, {memory_rows, D}, xp + first_row * D, std::make_shared<Tensor>(std::move(x)));
+        out.memory_mask.assign(key_mask.begin() + rows.first, key_mask.begin() + rows.first + rows.count);
+        out.memory = Tensor::view(DType::F32, {rows.count, D}, xp + rows.first * D, std::make_shared<Tensor>(std::move(x)));
         result.rows.push_back(std::move(out));
     }
     // The products' scratch is sized by this input (13 MB of quantized activations for 4k
@@ -179,6 +171,11 @@ const Tensor& EncodedRow::host_memory() const {
     if (!memory.defined() && fetch_memory) memory = fetch_memory();
     check(memory.defined(), "encoder output: the memory is not available on the host");
     return memory;
+}
+
+DecoderMemoryRows decoder_memory_rows(const AttentionOptions& attention, int G, int T) {
+    if (G == 0 || attention.lsg.pass_global_tokens_to_decoder) return {0, G + T, false};
+    return {G, T, attention.lsg.pool_with_global};
 }
 
 EncoderRowPlan plan_encoder_row(const ModelConfig& cfg, const AttentionOptions& attention, int length) {

@@ -56,6 +56,16 @@ struct EncoderRowPlan {
 };
 EncoderRowPlan plan_encoder_row(const ModelConfig& cfg, const AttentionOptions& attention, int length);
 
+// Which encoder rows the decoder reads (lsg-spec section 4): with pass_global_tokens_to_decoder
+// (or no globals) rows [0, G+T), the padding cropped; else rows [G, G+T), and with
+// pool_with_global row G takes row 0's values first. The cross-attention mask is the key
+// mask of the same rows.
+struct DecoderMemoryRows {
+    int first = 0, count = 0;
+    bool pool_global = false;
+};
+DecoderMemoryRows decoder_memory_rows(const AttentionOptions& attention, int num_global, int input_length);
+
 // Attention options for a model as saved (LSG settings from its config).
 AttentionOptions native_attention_options(const Model& model);
 

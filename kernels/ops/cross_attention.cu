@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "kernels/cuda_check.h"
+#include "kernels/ops/element_convert.cuh"
 
 namespace precis::cuda {
 
@@ -18,18 +19,6 @@ constexpr int kChunk = 256;       // keys per CTA
 constexpr int kQueriesPerPass = 8;  // queries held in registers at once
 constexpr int kMaxPerLane = 4;      // head_dim / 32, up to 128
 
-__device__ __forceinline__ float to_f(float x) { return x; }
-__device__ __forceinline__ float to_f(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_f(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <class T>
-__device__ __forceinline__ T from_f(float x);
-template <>
-__device__ __forceinline__ float from_f<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
 // Partial result of one warp's keys for one (query row, head): running max m, sum l and the
 // unnormalized output; parts = chunks * kWarps per (row, head).

@@ -12,29 +12,12 @@
 
 #include "engine/core/error.h"
 #include "kernels/cuda_check.h"
+#include "kernels/ops/element_convert.cuh"
 
 namespace precis::cuda {
 
 namespace {
 
-__device__ __forceinline__ float to_f32(float v) { return v; }
-__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
-__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
-
-template <class T>
-__device__ __forceinline__ T from_f32(float v);
-template <>
-__device__ __forceinline__ float from_f32<float>(float v) {
-    return v;
-}
-template <>
-__device__ __forceinline__ __half from_f32<__half>(float v) {
-    return __float2half_rn(v);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) {
-    return __float2bfloat16_rn(v);
-}
 
 // Elementwise launches: enough blocks to fill any current GPU, the rest by grid-stride loops
 // (a block count from n alone would overflow grid limits for huge n and waste launches).
@@ -70,8 +53,8 @@ __global__ void embed_kernel(const int32_t* __restrict__ ids, int64_t rows, cons
         const T* pos = positions ? positions + (pos_first + r % pos_period) * dim : nullptr;
         T* o = out + r * dim;
         for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
-            const float v = to_f32(e[i]) * scale;
-            o[i] = from_f32<T>(pos ? v + to_f32(pos[i]) : v);
+            const float v = to_f(e[i]) * scale;
+            o[i] = from_f<T>(pos ? v + to_f(pos[i]) : v);
         }
     }
 }
@@ -105,9 +88,9 @@ __global__ void add_layer_norm_kernel(T* x, const T* __restrict__ delta, const f
         T* xr = x + r * dim;
         const T* dr = delta ? delta + r * dim : nullptr;
         auto load = [&](int64_t i) {
-            float v = to_f32(xr[i]);
+            float v = to_f(xr[i]);
             // Same association as the CPU reference when it is handed delta + bias: x + (d + b).
-            if (dr) v += delta_bias ? to_f32(dr[i]) + delta_bias[i] : to_f32(dr[i]);
+            if (dr) v += delta_bias ? to_f(dr[i]) + delta_bias[i] : to_f(dr[i]);
             else if (delta_bias) v += delta_bias[i];
             return v;
         };
@@ -128,7 +111,7 @@ __global__ void add_layer_norm_kernel(T* x, const T* __restrict__ delta, const f
         // Each thread writes only the elements it read, so the in-place update is race-free.
         for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
             const float v = cache ? row[i] : load(i);
-            xr[i] = from_f32<T>((v - mean) * inv * gamma[i] + beta[i]);
+            xr[i] = from_f<T>((v - mean) * inv * gamma[i] + beta[i]);
         }
         __syncthreads();  // the next row reuses `row`
     }
@@ -142,10 +125,10 @@ __device__ __forceinline__ float gelu_exact(float v) { return 0.5f * v * (1.f + 
 template <class T>
 __global__ void bias_activation_kernel(T* y, const float* __restrict__ bias, int64_t total, int64_t n, bool gelu) {
     for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < total; k += int64_t(gridDim.x) * blockDim.x) {
-        float v = to_f32(y[k]);
+        float v = to_f(y[k]);
         if (bias) v += bias[k % n];
         if (gelu) v = gelu_exact(v);
-        y[k] = from_f32<T>(v);
+        y[k] = from_f<T>(v);
     }
 }
 
@@ -154,7 +137,7 @@ __global__ void bias_activation_kernel(T* y, const float* __restrict__ bias, int
 template <class S, class D>
 __global__ void convert_kernel(const S* __restrict__ src, D* __restrict__ dst, int64_t n) {
     for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < n; k += int64_t(gridDim.x) * blockDim.x)
-        dst[k] = from_f32<D>(to_f32(src[k]));
+        dst[k] = from_f<D>(to_f(src[k]));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cuda_check.h"
+#include "kernels/ops/element_convert.cuh"
 #include "kernels/ops/plan_attention.h"
 #include "kernels/ops/plan_attention_mma.h"
 
@@ -43,23 +44,6 @@ namespace {
 constexpr int kThreads = 128;
 constexpr float kNegInf = -INFINITY;
 
-template <class T>
-__device__ __forceinline__ float to_f(T x);
-template <>
-__device__ __forceinline__ float to_f<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ float to_f<__half>(__half x) { return __half2float(x); }
-template <>
-__device__ __forceinline__ float to_f<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <class T>
-__device__ __forceinline__ T from_f(float x);
-template <>
-__device__ __forceinline__ float from_f<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
 
 // HD: head_dim rounded up to a supported size (the padding dims are loaded as 0).

@@ -14,6 +14,7 @@
 #include <cmath>
 
 #include "kernels/cuda_check.h"
+#include "kernels/ops/element_convert.cuh"
 #include "kernels/ops/plan_attention_mma.h"
 
 namespace precis::cuda {
@@ -24,18 +25,6 @@ using namespace nvcuda;
 
 constexpr int kKeys = 64;  // keys per tile
 
-template <class T>
-__device__ __forceinline__ float to_f(T x);
-template <>
-__device__ __forceinline__ float to_f<__half>(__half x) { return __half2float(x); }
-template <>
-__device__ __forceinline__ float to_f<__nv_bfloat16>(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <class T>
-__device__ __forceinline__ T from_f(float x);
-template <>
-__device__ __forceinline__ __half from_f<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_f<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
 // Shared memory of one CTA (dynamic; every array offset a multiple of 32 bytes, as WMMA needs).
 template <class T, int HD, int W>

@@ -10,6 +10,7 @@
 
 #include "engine/attention/attention.h"
 #include "kernels/cuda_check.h"
+#include "kernels/ops/element_convert.cuh"
 #include "kernels/ops/sparse_keys.h"
 
 namespace precis::cuda {
@@ -19,22 +20,13 @@ namespace {
 constexpr float kMaskMin = -3.4028234663852886e38f;
 
 template <class T>
-__device__ __forceinline__ float ld(const T* p, int64_t i);
-template <>
-__device__ __forceinline__ float ld<float>(const float* p, int64_t i) { return p[i]; }
-template <>
-__device__ __forceinline__ float ld<__half>(const __half* p, int64_t i) { return __half2float(p[i]); }
-template <>
-__device__ __forceinline__ float ld<__nv_bfloat16>(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
-
+__device__ __forceinline__ float ld(const T* p, int64_t i) {
+    return to_f(p[i]);
+}
 template <class T>
-__device__ __forceinline__ void st(T* p, int64_t i, float x);
-template <>
-__device__ __forceinline__ void st<float>(float* p, int64_t i, float x) { p[i] = x; }
-template <>
-__device__ __forceinline__ void st<__half>(__half* p, int64_t i, float x) { p[i] = __float2half_rn(x); }
-template <>
-__device__ __forceinline__ void st<__nv_bfloat16>(__nv_bfloat16* p, int64_t i, float x) { p[i] = __float2bfloat16_rn(x); }
+__device__ __forceinline__ void st(T* p, int64_t i, float x) {
+    p[i] = from_f<T>(x);
+}
 
 // The geometry every kernel needs. Token t of head h: k[(G + t) * D + h * hd + d].
 struct Geo {

@@ -209,21 +209,16 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
         out.padded_length = Tp;
         out.num_global = G;
         out.sparse_path = plan.sparse;
-        const bool keep_globals = G == 0 || attention.lsg.pass_global_tokens_to_decoder;
-        int first_row = 0, memory_rows = G + T;
-        if (keep_globals) {
-            out.memory_mask.assign(key_mask.begin(), key_mask.begin() + G + T);
-        } else {
-            if (attention.lsg.pool_with_global) {
-                PRECIS_CUDA_CHECK(cudaMemcpyAsync(x + size_t(G) * size_t(D) * el, x, size_t(D) * el,
-                                                  cudaMemcpyDeviceToDevice, stream));
-                if (keep_layer_states)
-                    std::copy_n(out.layer_states.back().data<float>(), D,
-                                out.layer_states.back().data<float>() + size_t(G) * size_t(D));
-            }
-            first_row = G, memory_rows = T;
-            out.memory_mask.assign(key_mask.begin() + G, key_mask.begin() + G + T);
+        const DecoderMemoryRows rows = decoder_memory_rows(attention, G, T);
+        if (rows.pool_global) {
+            PRECIS_CUDA_CHECK(
+                cudaMemcpyAsync(x + size_t(G) * size_t(D) * el, x, size_t(D) * el, cudaMemcpyDeviceToDevice, stream));
+            if (keep_layer_states)  // as the CPU encoder: the recorded last state shows the pooled row
+                std::copy_n(out.layer_states.back().data<float>(), D,
+                            out.layer_states.back().data<float>() + size_t(G) * size_t(D));
         }
+        out.memory_mask.assign(key_mask.begin() + rows.first, key_mask.begin() + rows.first + rows.count);
+        const int first_row = rows.first, memory_rows = rows.count;
         auto device = std::make_shared<DeviceMemory>();
         device->runner_id = call.runner_id;
         device->precision = p;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "engine/generate/hypothesis_set.h"
+#include "engine/generate/beam_book.h"
 #include "engine/generate/logits_processors.h"
 #include "engine/model/model.h"
 #include "kernels/device_buffer.h"
@@ -102,42 +102,27 @@ GenerationResult device_greedy_search(const SearchContext& ctx, DeviceDecoder& d
 
 GenerationResult device_beam_search(const SearchContext& ctx, DeviceDecoder& dec, int items) {
     const GenerationConfig& cfg = ctx.cfg;
-    const int K = cfg.num_beams;
     const int64_t V = ctx.model.config().vocab_size;
     const int max_length = effective_max_length(cfg);
-    const int rows = items * K;
-    const int keep = 2 * K;
+    BeamBook book(items, cfg, max_length);
+    const int K = book.beams(), keep = book.keep(), rows = items * K;
     check(keep <= 64, "beam search on the GPU takes at most 32 beams, not " + std::to_string(K));
     cudaStream_t stream = ctx.stream;
-
-    std::vector<std::vector<int64_t>> seqs(size_t(rows), {cfg.decoder_start_token_id});
-    std::vector<float> beam_scores(size_t(rows), 0.f);
-    for (int i = 0; i < items; ++i)
-        for (int b = 1; b < K; ++b) beam_scores[size_t(i * K + b)] = -1e9f;
-    std::vector<HypothesisSet> hyps(size_t(items), HypothesisSet(K, cfg.length_penalty));
-    std::vector<char> done(size_t(items), 0);
-    std::vector<int64_t> last(size_t(rows), cfg.decoder_start_token_id);
-    std::vector<int> parents(static_cast<size_t>(rows));
-    std::vector<int64_t> next_tokens(static_cast<size_t>(rows));
-    std::vector<float> next_scores(static_cast<size_t>(rows));
-    std::vector<std::vector<int64_t>> next_seqs(static_cast<size_t>(rows));
-    std::vector<float> top_scores(size_t(items) * keep);
-    std::vector<int64_t> top_indices(size_t(items) * keep);
+    std::vector<float> top_scores(size_t(items) * size_t(keep));
+    std::vector<int64_t> top_indices(top_scores.size());
     DeviceHistory history(rows, max_length, stream);
     DeviceBuffer d_beam_scores(size_t(rows) * sizeof(float));
     DeviceBuffer d_values(top_scores.size() * sizeof(float)), d_indices(top_indices.size() * sizeof(int64_t));
     DeviceBuffer scratch(topk_scratch_bytes(items, int64_t(K) * V, keep));
-    BeamStepChoice choice;
     GenerationResult res;
-    int cur_len = 1;
     while (true) {
         ctx.callbacks.check_abort();
-        dec.forward(last.data(), 1);
+        dec.forward(book.last_tokens().data(), 1);
         float* scores = const_cast<float*>(dec.logits());
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(d_beam_scores.get(), beam_scores.data(), size_t(rows) * sizeof(float),
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(d_beam_scores.get(), book.beam_scores().data(), size_t(rows) * sizeof(float),
                                           cudaMemcpyHostToDevice, stream));
-        log_softmax_process(scores, rows, V, history.upload(seqs), history.stride(), d_beam_scores.as<float>(),
-                            rules_for(cfg, cur_len, max_length), stream);
+        log_softmax_process(scores, rows, V, history.upload(book.sequences()), history.stride(),
+                            d_beam_scores.as<float>(), rules_for(cfg, book.cur_len(), max_length), stream);
         top_k(scores, items, int64_t(K) * V, keep, d_values.as<float>(), d_indices.as<int64_t>(), scratch.get(),
               stream);
         PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_scores.data(), d_values.get(), top_scores.size() * sizeof(float),
@@ -145,40 +130,15 @@ GenerationResult device_beam_search(const SearchContext& ctx, DeviceDecoder& dec
         PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_indices.data(), d_indices.get(), top_indices.size() * sizeof(int64_t),
                                           cudaMemcpyDeviceToHost, stream));
         PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-        for (int i = 0; i < items; ++i) {
-            if (done[size_t(i)]) {
-                for (int b = 0; b < K; ++b) {
-                    parents[size_t(i * K + b)] = i * K;
-                    next_tokens[size_t(i * K + b)] = cfg.pad_token_id;
-                    next_scores[size_t(i * K + b)] = 0.f;
-                }
-                continue;
-            }
-            done[size_t(i)] = choose_beams(top_scores.data() + size_t(i) * keep, top_indices.data() + size_t(i) * keep,
-                                           keep, K, V, cfg.eos_token_id, i * K, cur_len, cfg.early_stopping, seqs,
-                                           hyps[size_t(i)], choice);
-            for (int b = 0; b < K; ++b) {
-                parents[size_t(i * K + b)] = choice.parents[size_t(b)];
-                next_tokens[size_t(i * K + b)] = choice.tokens[size_t(b)];
-                next_scores[size_t(i * K + b)] = choice.scores[size_t(b)];
-            }
-        }
-        for (int r = 0; r < rows; ++r) {
-            next_seqs[size_t(r)] = seqs[size_t(parents[size_t(r)])];
-            next_seqs[size_t(r)].push_back(next_tokens[size_t(r)]);
-            beam_scores[size_t(r)] = next_scores[size_t(r)];
-            last[size_t(r)] = next_tokens[size_t(r)];
-        }
-        seqs.swap(next_seqs);
-        dec.reorder(parents);
-        ++cur_len;
+        book.advance(top_scores.data(), top_indices.data(), V);
+        dec.reorder(book.parents());
         ++res.steps;
         if (ctx.callbacks.on_tokens)
-            for (int i = 0; i < items; ++i) ctx.callbacks.on_tokens(i, seqs[size_t(i * K)]);
-        ctx.callbacks.report(RunStage::Generating, cur_len - 1, max_length - 1);
-        if (std::all_of(done.begin(), done.end(), [](char d) { return d != 0; }) || cur_len >= max_length) break;
+            for (int i = 0; i < items; ++i) ctx.callbacks.on_tokens(i, book.sequences()[size_t(i * K)]);
+        ctx.callbacks.report(RunStage::Generating, book.cur_len() - 1, max_length - 1);
+        if (book.finished()) break;
     }
-    finish_beam_search(seqs, beam_scores, done, hyps, K, max_length, cfg.eos_token_id, res);
+    book.finish(res);
     return res;
 }
 

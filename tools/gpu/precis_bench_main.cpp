@@ -1,10 +1,12 @@
 // precis-bench: `precis bench` without Qt, for machines that have no Qt (the lent GPU
 // machine, see README.md). The benchmark is the same code (app/cli/bench_core.cpp); this
-// file supplies the parts precis takes from its Qt-linked settings: the backend, now from
-// make_backend (kernels/backend_factory.h) with --device and --dtype, the attention flags
-// and loading a model folder (without precis's weight cache or settings).
+// file supplies the parts precis takes from its Qt-linked settings: the backend, from
+// make_backend (kernels/backend_factory.h) with --device and --dtype, and loading a model
+// folder (without precis's weight cache or settings); the attention flags are shared
+// (app/cli/attention_flags.h).
 #include <iostream>
 
+#include "app/cli/attention_flags.h"
 #include "app/cli/bench_core.h"
 #include "engine/core/error.h"
 #include "engine/model/compute_type.h"
@@ -16,50 +18,6 @@
 
 namespace precis::cli {
 namespace {
-
-// The attention options of precis summarize, as app/cli/run_settings.cpp reads them. A copy,
-// because run_settings.cpp is linked with Qt; keep the two in step (names and checks).
-std::set<std::string> attention_names() {
-    return {"--attention",        "--sparsity-type",     "--block-size",    "--sparse-block-size",
-            "--sparsity-factor",  "--num-global-tokens", "--max-positions", "--lsh-seed",
-            "--fovea-block-size", "--fovea-wing",        "--fovea-stop-level"};
-}
-
-void apply_lsg_overrides(LsgSettings& s, const Arguments& args) {
-    if (auto v = args.value("--sparsity-type")) s.sparsity_type = parse_sparsity_type(*v);
-    if (auto v = args.int_value("--block-size")) s.block_size = *v;
-    if (auto v = args.int_value("--sparse-block-size")) s.sparse_block_size = *v;
-    if (auto v = args.int_value("--sparsity-factor")) s.sparsity_factor = *v;
-    if (auto v = args.int_value("--num-global-tokens")) s.num_global_tokens = *v;
-}
-
-AttentionOptions attention_options(const Model& model, const Arguments& args) {
-    AttentionOptions a = native_attention_options(model);
-    if (auto v = args.value("--attention")) {
-        if (*v == "lsg")
-            a.kind = EncoderAttention::Lsg;
-        else if (*v == "full")
-            a.kind = EncoderAttention::Full;
-        else if (*v == "fovea")
-            a.kind = EncoderAttention::Fovea;
-        else
-            throw Error("--attention must be lsg, full or fovea, not '" + *v + "'");
-    }
-    apply_lsg_overrides(a.lsg, args);
-    if (a.kind == EncoderAttention::Lsg) {
-        if (a.lsg.num_global_tokens > 512 || a.lsg.num_global_tokens < 1)
-            throw Error("--num-global-tokens must be between 1 and 512");
-        a.lsg.validate("the LSG settings on the command line");
-    }
-    if (auto v = args.int_value("--lsh-seed")) a.lsh_seed = uint64_t(*v);
-    if (auto v = args.int_value("--fovea-block-size")) a.fovea.block_size = *v;
-    if (auto v = args.int_value("--fovea-wing")) a.fovea.wing = *v;
-    if (auto v = args.int_value("--fovea-stop-level")) a.fovea.stop_level = *v;
-    check(a.fovea.block_size > 0 && a.fovea.block_size <= kMaxLsgBlock,
-          "--fovea-block-size must be between 1 and " + std::to_string(kMaxLsgBlock));
-    check(a.fovea.wing > 0 && a.fovea.wing <= 1024, "--fovea-wing must be between 1 and 1024");
-    return a;
-}
 
 BenchModel load_model(const Arguments& args) {
     LoadOptions lo;
@@ -79,7 +37,7 @@ BenchModel load_model(const Arguments& args) {
     BenchModel m;
     m.model = Model::load(*args.value("--model"), lo);
     for (const std::string& note : m.model->load_notes()) std::cerr << "precis-bench: " << note << "\n";
-    m.attention = attention_options(*m.model, args);
+    m.attention = attention_from_flags(*m.model, args);
     return m;
 }
 
@@ -124,7 +82,7 @@ int main(int argc, char** argv) {
     using namespace precis::cli;
     const std::vector<std::string> raw(argv + 1, argv + argc);
     try {
-        auto options = attention_names();
+        auto options = attention_option_names();
         options.merge(bench_option_names());
         options.insert("--method");  // accepted for precis bench's command lines; neural only
         Arguments args("precis-bench", raw, bench_flag_names(), options);
@@ -135,7 +93,7 @@ int main(int argc, char** argv) {
         front.child_prefix = {};
         front.backend = backend;
         front.load_model = load_model;
-        front.attention = attention_options;
+        front.attention = attention_from_flags;
         return run_bench(args, raw, front);
     } catch (const HelpRequested&) {
         std::cout << kUsage;
