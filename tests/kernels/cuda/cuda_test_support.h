@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/error.h"
 #include "kernels/device_buffer.h"
 #include "kernels/device_query.h"
 #include "kernels/ops/elementwise.h"
@@ -58,5 +59,18 @@ inline std::vector<float> rounded_to(cuda::Precision p, const std::vector<float>
 }
 
 inline const char* precision_label(cuda::Precision p) { return cuda::precision_name(p); }
+
+// Expects a plain argument error (precis::Error), not a DeviceError: the check ran before any
+// CUDA call, so these cases hold on machines without a GPU.
+template <class F>
+void expect_argument_error(F&& f) {
+    try {
+        f();
+        ADD_FAILURE() << "no error was thrown";
+    } catch (const cuda::DeviceError& e) {
+        ADD_FAILURE() << "a CUDA call ran before the argument check: " << e.what();
+    } catch (const Error&) {
+    }
+}
 
 }  // namespace precis::test

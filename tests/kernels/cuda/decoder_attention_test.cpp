@@ -20,19 +20,8 @@ namespace precis {
 namespace {
 
 using cuda::Precision;
+using test::expect_argument_error;
 
-// Throws a plain argument error (precis::Error), not a DeviceError: the check ran before
-// any CUDA call, so these cases hold on machines without a GPU.
-template <class F>
-void expect_argument_error(F&& f) {
-    try {
-        f();
-        ADD_FAILURE() << "no error was thrown";
-    } catch (const cuda::DeviceError& e) {
-        ADD_FAILURE() << "a CUDA call ran before the argument check: " << e.what();
-    } catch (const Error&) {
-    }
-}
 
 // Softmax(q . k_j * scale + mask_j) . v over nk keys (rows ld apart), in double.
 std::vector<double> reference_attend(const float* q, const float* k, const float* v, int64_t ld, int64_t nk,

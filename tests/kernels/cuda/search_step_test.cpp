@@ -21,19 +21,10 @@
 namespace precis {
 namespace {
 
+using test::expect_argument_error;
+
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
-// Throws a plain argument error, not a DeviceError: the check ran before any CUDA call.
-template <class F>
-void expect_argument_error(F&& f) {
-    try {
-        f();
-        ADD_FAILURE() << "no error was thrown";
-    } catch (const cuda::DeviceError& e) {
-        ADD_FAILURE() << "a CUDA call ran before the argument check: " << e.what();
-    } catch (const Error&) {
-    }
-}
 
 struct StepCase {
     const char* name;
