@@ -376,8 +376,8 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
         j["encoder_over_gemm"] = nullptr;
         j["encoder_gemm_seconds_note"] = "not measured: the device runner reported no product time";
     }
-    if (device_encoder_seconds) j["encoder_device_seconds"] = *device_encoder_seconds;
-    if (encoder_attention_seconds) j["encoder_attention_seconds"] = *encoder_attention_seconds;  // profiled, device time  // the runner's, profiled
+    if (device_encoder_seconds) j["encoder_device_seconds"] = *device_encoder_seconds;  // the runner's, profiled
+    if (encoder_attention_seconds) j["encoder_attention_seconds"] = *encoder_attention_seconds;  // likewise
     j["new_tokens"] = new_tokens;
     j["greedy_tokens_per_second"] = median(tps);
     j["seconds_to_first_token"] = median(first);

@@ -19,7 +19,8 @@ namespace precis::cli {
 
 int cmd_classify(const Args& raw) {
     auto options = attention_option_names();
-    options.insert({"--model", "--device", "--dtype", "--compute-type", "--labels", "--threshold", "--template", "--password", "--library"});
+    options.insert({"--model", "--device", "--dtype", "--compute-type", "--labels", "--threshold", "--template",
+                    "--password", "--library"});
     Arguments args("classify", raw, {"--json", "--multi-label", "--store"}, options);
     if (args.positional().empty()) throw Error("precis classify needs at least one FILE");
     auto dir = args.value("--model");

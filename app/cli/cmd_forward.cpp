@@ -57,7 +57,8 @@ void inject_projections(LshProjections& lsh, const std::string& file) {
 int cmd_forward(const Args& raw) {
     auto options = attention_option_names();
     for (auto& o : generation_option_names()) options.insert(o);
-    options.insert({"--model", "--input", "--out", "--generate", "--device", "--dtype", "--lsh-projections", "--compute-type"});
+    options.insert(
+        {"--model", "--input", "--out", "--generate", "--device", "--dtype", "--lsh-projections", "--compute-type"});
     auto flags = generation_flag_names();
     Arguments args("forward", raw, flags, options);
     auto model_dir = args.value("--model");

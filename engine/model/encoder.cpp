@@ -153,10 +153,12 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
             std::memcpy(xp + G * D, xp, size_t(D) * sizeof(float));
             // The reference overwrites the last layer's output in place, so its
             // recorded last hidden state shows the pooled row too.
-            if (keep_layer_states) std::memcpy(out.layer_states.back().data<float>() + G * D, xp, size_t(D) * sizeof(float));
+            if (keep_layer_states)
+                std::memcpy(out.layer_states.back().data<float>() + G * D, xp, size_t(D) * sizeof(float));
         }
         out.memory_mask.assign(key_mask.begin() + rows.first, key_mask.begin() + rows.first + rows.count);
-        out.memory = Tensor::view(DType::F32, {rows.count, D}, xp + rows.first * D, std::make_shared<Tensor>(std::move(x)));
+        out.memory =
+            Tensor::view(DType::F32, {rows.count, D}, xp + rows.first * D, std::make_shared<Tensor>(std::move(x)));
         result.rows.push_back(std::move(out));
     }
     // The products' scratch is sized by this input (13 MB of quantized activations for 4k

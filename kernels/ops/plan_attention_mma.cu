@@ -180,7 +180,8 @@ template <class T, int HD, int W>
 void launch(const void* q, int64_t q_stride, const Sources& src, const DevicePlan& plan, int heads, float scale,
             void* out, int64_t out_stride, cudaStream_t stream) {
     const size_t smem = sizeof(Smem<T, HD, W>);
-    PRECIS_CUDA_CHECK(cudaFuncSetAttribute(mma_kernel<T, HD, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    PRECIS_CUDA_CHECK(
+        cudaFuncSetAttribute(mma_kernel<T, HD, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
     mma_kernel<T, HD, W><<<dim3(unsigned(plan.block_count()), unsigned(heads)), W * 32, smem, stream>>>(
         static_cast<const T*>(q), q_stride, src, plan.blocks(), plan.segments(), scale, static_cast<T*>(out),
         out_stride);
@@ -210,7 +211,8 @@ bool plan_attention_mma(Precision p, const void* q, int64_t q_stride, const Sour
     if (p == Precision::F32 || (head_dim != 64 && head_dim != 128)) return false;
     // Rows are read 16 values at a time: strides and bases on 16-element boundaries.
     if (q_stride % 16 != 0 || out_stride % 16 != 0 || !aligned32(q) || !aligned32(out)) return false;
-    if (p == Precision::F16) return dispatch<__half>(q, q_stride, src, plan, heads, head_dim, scale, out, out_stride, stream);
+    if (p == Precision::F16)
+        return dispatch<__half>(q, q_stride, src, plan, heads, head_dim, scale, out, out_stride, stream);
     return dispatch<__nv_bfloat16>(q, q_stride, src, plan, heads, head_dim, scale, out, out_stride, stream);
 }
 

@@ -119,7 +119,8 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
                 const Tensor& memory = row.host_memory();
                 up->rows = int(memory.dim(0));
                 up->dim = memory.dim(1);
-                DeviceBuffer f32 = upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
+                DeviceBuffer f32 =
+                    upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
                 if (precision_ == Precision::F32) {
                     up->memory = std::move(f32);
                 } else {
@@ -137,7 +138,8 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
         const int K = cfg.num_beams;
         DeviceDecoder decoder(model, w, *gemm_, stream_, memories, K, effective_max_length(cfg));
         SearchContext ctx{model, cfg, callbacks, stream_};
-        GenerationResult res = K == 1 ? device_greedy_search(ctx, decoder, items) : device_beam_search(ctx, decoder, items);
+        GenerationResult res =
+            K == 1 ? device_greedy_search(ctx, decoder, items) : device_beam_search(ctx, decoder, items);
         stats_.peak_device_bytes = device_bytes_peak();
         return res;
     });
