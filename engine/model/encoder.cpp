@@ -69,19 +69,9 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
     EncoderSelfAttention self_attention(attention, cfg.encoder_heads, cfg.encoder_head_dim());
     EncoderOutput result;
     for (size_t r = 0; r < ids.size(); ++r) {
-        const int T = int(ids[r].size());
-        check(T > 0, "encoder: input row " + std::to_string(r) + " is empty");
-        std::vector<int64_t> mask = masks.empty() || masks[r].empty() ? std::vector<int64_t>(T, 1) : masks[r];
-        check(int(mask.size()) == T, "encoder: attention mask length differs from the input length");
-        // mask_first_token: the reference edits the caller's mask in place, so the first
-        // token is masked in the encoder and in the decoder's cross-attention alike.
-        if (cfg.is_lsg && attention.lsg.mask_first_token) mask[0] = 0;
-
-        const RowPlan plan = plan_row(cfg, attention, T);
-        const int G = plan.global, Tp = plan.padded, S = G + Tp;
-        if (Tp > model.max_input_tokens())
-            throw Error("an input of " + std::to_string(Tp) + " tokens is longer than the model's " +
-                        std::to_string(model.max_input_tokens()) + " positions");
+        const EncoderRowInput plan = prepare_encoder_row(model, attention, ids, masks, r);
+        const int T = plan.length, G = plan.global, Tp = plan.padded, S = G + Tp;
+        const std::vector<float>& key_mask = plan.key_mask;
         {  // the row's activations (x, q, kept layer states, and k, v, ctx or the FFN's hidden
            // chunk, whichever is larger; see below), before allocating
             const std::string what = "encoding " + std::to_string(T) + " tokens";
@@ -90,16 +80,11 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
             const uint64_t hidden = uint64_t(std::min<int64_t>(S, kFfnChunkRows)) * uint64_t(F) * 4;
             require_memory(checked_mul(row, copies, what) + std::max(checked_mul(row, 3, what), hidden), what);
         }
-        std::vector<int64_t> row_ids = ids[r];
-        row_ids.resize(Tp, cfg.pad_token_id);
-        std::vector<float> key_mask(S, 0.f);
-        for (int i = 0; i < Tp; ++i) key_mask[G + i] = (i < T && mask[i]) ? 0.f : kLowest;
-
         Tensor x = Tensor::empty_huge_pages(DType::F32, {S, D});
         float* xp = x.data<float>();
         if (G > 0) std::memcpy(xp, w.global_embeddings.data<float>(), size_t(G * D) * sizeof(float));
         const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
-        be.embed(row_ids.data(), Tp, w.token_embeddings(), cfg.vocab_size, D, scale,
+        be.embed(plan.ids.data(), Tp, w.token_embeddings(), cfg.vocab_size, D, scale,
                  w.encoder_positions.data<float>(), 2, xp + G * D);
         be.add_layer_norm(xp, nullptr, S, D, w.encoder_embedding_norm.g(), w.encoder_embedding_norm.b(), 1e-5f);
 
@@ -180,9 +165,32 @@ DecoderMemoryRows decoder_memory_rows(const AttentionOptions& attention, int G, 
     return {G, T, attention.lsg.pool_with_global};
 }
 
-EncoderRowPlan plan_encoder_row(const ModelConfig& cfg, const AttentionOptions& attention, int length) {
-    const RowPlan p = plan_row(cfg, attention, length);
-    return {p.global, p.padded, p.sparse};
+EncoderRowInput prepare_encoder_row(const Model& model, const AttentionOptions& attention,
+                                    const std::vector<std::vector<int64_t>>& ids,
+                                    const std::vector<std::vector<int64_t>>& masks, size_t r) {
+    const ModelConfig& cfg = model.config();
+    const int T = int(ids[r].size());
+    check(T > 0, "encoder: input row " + std::to_string(r) + " is empty");
+    std::vector<int64_t> mask = masks.empty() || masks[r].empty() ? std::vector<int64_t>(size_t(T), 1) : masks[r];
+    check(int(mask.size()) == T, "encoder: attention mask length differs from the input length");
+    // mask_first_token: the reference edits the caller's mask in place, so the first
+    // token is masked in the encoder and in the decoder's cross-attention alike.
+    if (cfg.is_lsg && attention.lsg.mask_first_token) mask[0] = 0;
+
+    const RowPlan p = plan_row(cfg, attention, T);
+    if (p.padded > model.max_input_tokens())
+        throw Error("an input of " + std::to_string(p.padded) + " tokens is longer than the model's " +
+                    std::to_string(model.max_input_tokens()) + " positions");
+    EncoderRowInput in;
+    in.length = T;
+    in.global = p.global;
+    in.padded = p.padded;
+    in.sparse = p.sparse;
+    in.ids = ids[r];
+    in.ids.resize(size_t(p.padded), cfg.pad_token_id);
+    in.key_mask.assign(size_t(p.global + p.padded), 0.f);
+    for (int i = 0; i < p.padded; ++i) in.key_mask[size_t(p.global + i)] = (i < T && mask[size_t(i)]) ? 0.f : kLowest;
+    return in;
 }
 
 EncoderOutput run_encoder(const Model& model, Backend& be, const std::vector<std::vector<int64_t>>& ids,

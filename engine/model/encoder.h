@@ -45,16 +45,23 @@ EncoderOutput run_encoder(const Model& model, Backend& backend, const std::vecto
                           const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                           const RunCallbacks& callbacks, bool keep_layer_states = false);
 
-// How one input row is laid out for the encoder: global rows prepended, the padded length
-// (LSG adaptive padding) and whether the LSG block-sparse path runs. Throws precis::Error as
-// run_encoder does (LSG attention on a plain checkpoint, a length not a multiple of the
-// block size with adaptive padding off).
-struct EncoderRowPlan {
+// One input row as every encoder (CPU or device) lays it out: G global rows prepended, the
+// tokens padded (LSG adaptive padding) with pad_token_id, the additive key mask of all G+T
+// rows (mask_first_token applied), and whether the LSG block-sparse path runs. Throws
+// precis::Error naming the problem: an empty row, a mask of another length, LSG attention
+// on a plain checkpoint, a length not a multiple of the block size with adaptive padding
+// off, more tokens than the position table.
+struct EncoderRowInput {
+    int length = 0;  // tokens as given
     int global = 0;
     int padded = 0;
     bool sparse = false;
+    std::vector<int64_t> ids;    // [padded]
+    std::vector<float> key_mask;  // [global + padded]: 0 or lowest float
 };
-EncoderRowPlan plan_encoder_row(const ModelConfig& cfg, const AttentionOptions& attention, int length);
+EncoderRowInput prepare_encoder_row(const Model& model, const AttentionOptions& attention,
+                                    const std::vector<std::vector<int64_t>>& ids,
+                                    const std::vector<std::vector<int64_t>>& masks, size_t row);
 
 // Which encoder rows the decoder reads (lsg-spec section 4): with pass_global_tokens_to_decoder
 // (or no globals) rows [0, G+T), the padding cropped; else rows [G, G+T), and with

@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "engine/attention/attention.h"
 #include "engine/backend/model_runner.h"
-#include "engine/core/checked.h"
 #include "engine/core/dtype.h"
 #include "engine/model/model.h"
 #include "kernels/ops/elementwise.h"
@@ -18,8 +16,6 @@
 namespace precis::cuda {
 
 namespace {
-
-constexpr float kLowest = std::numeric_limits<float>::lowest();
 
 // The LSH projections of one layer, every round in order, as the CPU draws them (the same
 // generator and call index, so a seeded run hashes alike on both backends).
@@ -41,45 +37,34 @@ bool draws_lsh(const AttentionOptions& a) {
            s.sparsity_factor != 1 && s.sparsity_factor != s.sparse_block_size;
 }
 
-Tensor download_rows(Precision p, const void* device, int64_t rows, int64_t dim, DeviceBuffer& staging,
-                     cudaStream_t stream) {
+// Rows of a device buffer as float32 on the host: a blocking copy of the stored bits, widened
+// on the CPU, so no kernel is queued on a stream another run may be using. The caller makes
+// sure the rows are complete (its stream synchronized).
+Tensor rows_on_host(Precision p, const void* device, int64_t rows, int64_t dim) {
+    const size_t n = size_t(rows) * size_t(dim);
     Tensor t = Tensor::empty(DType::F32, {rows, dim});
-    const size_t n = size_t(rows * dim);
-    const void* from = device;
-    if (p != Precision::F32) {
-        staging.reserve(n * sizeof(float));
-        convert_to_f32(p, device, staging.as<float>(), int64_t(n), stream);
-        from = staging.get();
+    float* out = t.data<float>();
+    if (p == Precision::F32) {
+        PRECIS_CUDA_CHECK(cudaMemcpy(out, device, n * sizeof(float), cudaMemcpyDeviceToHost));
+        return t;
     }
-    PRECIS_CUDA_CHECK(cudaMemcpyAsync(t.data<float>(), from, n * sizeof(float), cudaMemcpyDeviceToHost, stream));
-    PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<uint16_t> bits(n);
+    PRECIS_CUDA_CHECK(cudaMemcpy(bits.data(), device, n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < n; ++i) out[i] = p == Precision::F16 ? half_to_float(bits[i]) : bf16_to_float(bits[i]);
     return t;
 }
 
-}  // namespace
-
-// The host copy, made only when something on the host asks (engine/model/encoder.h): a
-// blocking copy of the stored bits, widened on the CPU, so no kernel runs on a stream that
-// may be busy with another run.
+// The encoder output's host copy, made only when something on the host asks (encoder.h).
 Tensor memory_on_host(const DeviceMemory& m, int device_index) {
     try {
         PRECIS_CUDA_CHECK(cudaSetDevice(device_index));
-        const size_t n = size_t(m.rows) * size_t(m.dim);
-        Tensor t = Tensor::empty(DType::F32, {m.rows, m.dim});
-        float* out = t.data<float>();
-        if (m.precision == Precision::F32) {
-            PRECIS_CUDA_CHECK(cudaMemcpy(out, m.memory.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
-            return t;
-        }
-        std::vector<uint16_t> bits(n);
-        PRECIS_CUDA_CHECK(cudaMemcpy(bits.data(), m.memory.get(), n * sizeof(uint16_t), cudaMemcpyDeviceToHost));
-        for (size_t i = 0; i < n; ++i)
-            out[i] = m.precision == Precision::F16 ? half_to_float(bits[i]) : bf16_to_float(bits[i]);
-        return t;
+        return rows_on_host(m.precision, m.memory.get(), m.rows, m.dim);
     } catch (const DeviceError& e) {
         throw DeviceFailure(std::string("copying the encoder output from the GPU failed: ") + e.what());
     }
 }
+
+}  // namespace
 
 EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vector<int64_t>>& ids,
                             const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
@@ -105,26 +90,16 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
 
     EncoderOutput result;
     for (size_t r = 0; r < ids.size(); ++r) {
-        const int T = int(ids[r].size());
-        check(T > 0, "encoder: input row " + std::to_string(r) + " is empty");
-        std::vector<int64_t> mask = masks.empty() || masks[r].empty() ? std::vector<int64_t>(size_t(T), 1) : masks[r];
-        check(int(mask.size()) == T, "encoder: attention mask length differs from the input length");
-        if (cfg.is_lsg && attention.lsg.mask_first_token) mask[0] = 0;
-        const EncoderRowPlan plan = plan_encoder_row(cfg, attention, T);
-        const int G = plan.global, Tp = plan.padded, S = G + Tp;
-        if (Tp > model.max_input_tokens())
-            throw Error("an input of " + std::to_string(Tp) + " tokens is longer than the model's " +
-                        std::to_string(model.max_input_tokens()) + " positions");
-
-        std::vector<int32_t> row_ids(size_t(Tp), int32_t(cfg.pad_token_id));
-        for (int i = 0; i < T; ++i) {
-            const int64_t id = ids[r][size_t(i)];
-            check(id >= 0 && id < V, "encoder: token id " + std::to_string(id) + " is outside the vocabulary of " +
-                                         std::to_string(V));
-            row_ids[size_t(i)] = int32_t(id);
+        const EncoderRowInput plan = prepare_encoder_row(model, attention, ids, masks, r);
+        const int T = plan.length, G = plan.global, Tp = plan.padded, S = G + Tp;
+        const std::vector<float>& key_mask = plan.key_mask;
+        // The embedding kernel trusts its ids: checked here, as the CPU's embed does.
+        std::vector<int32_t> row_ids(plan.ids.size());
+        for (size_t i = 0; i < plan.ids.size(); ++i) {
+            check(plan.ids[i] >= 0 && plan.ids[i] < V, "encoder: token id " + std::to_string(plan.ids[i]) +
+                                                           " is outside the vocabulary of " + std::to_string(V));
+            row_ids[i] = int32_t(plan.ids[i]);
         }
-        std::vector<float> key_mask(size_t(S), 0.f);
-        for (int i = 0; i < Tp; ++i) key_mask[size_t(G + i)] = (i < T && mask[size_t(i)]) ? 0.f : kLowest;
 
         const size_t row_bytes = size_t(S) * size_t(D) * el;
         ws.ids.reserve(row_ids.size() * sizeof(int32_t));
@@ -154,7 +129,10 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
                        stream);
 
         EncodedRow out;
-        if (keep_layer_states) out.layer_states.push_back(download_rows(p, x, S, D, ws.staging, stream));
+        if (keep_layer_states) {
+            PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+            out.layer_states.push_back(rows_on_host(p, x, S, D));
+        }
         ws.attention.prepare({attention.kind, attention.lsg, attention.fovea}, G, Tp, heads, hd, p, stream);
         check(ws.attention.sparse_path() == plan.sparse, "encoder: the device attention disagrees with the row plan");
         for (int layer = 0; layer < L; ++layer) {
@@ -198,7 +176,10 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
                 call.gemm.linear(p, ws.hidden.get(), S, F, lw.fc2.weight.get(), D, ws.tmp.get());
             }
             add_layer_norm(p, x, ws.tmp.get(), lw.fc2.b(), S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f, stream);
-            if (keep_layer_states) out.layer_states.push_back(download_rows(p, x, S, D, ws.staging, stream));
+            if (keep_layer_states) {
+            PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+            out.layer_states.push_back(rows_on_host(p, x, S, D));
+        }
             // Progress that means something (and a prompt cancel): wait for the layer.
             PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
             cb.report(RunStage::Encoding, layer + 1, L);

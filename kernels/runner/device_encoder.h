@@ -21,7 +21,7 @@ class ProductTimer;
 
 // Buffers one runner reuses from input to input: grown to the longest, never per layer.
 struct EncoderWorkspace {
-    DeviceBuffer ids, key_mask, x, q, k, v, ctx, tmp, hidden, lsh_r, staging;
+    DeviceBuffer ids, key_mask, x, q, k, v, ctx, tmp, hidden, lsh_r;
     DeviceSelfAttention attention;
 };
 
@@ -35,10 +35,6 @@ struct EncoderCall {
     ProductTimer& attention;  // the self-attention's
     uint64_t runner_id;
 };
-
-struct DeviceMemory;
-// The encoder output's host copy (float32), fetched from the device on request.
-Tensor memory_on_host(const DeviceMemory& memory, int device_index);
 
 EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vector<int64_t>>& ids,
                             const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,

@@ -58,8 +58,7 @@ DeviceModel::DeviceModel(const Model& model, Precision precision, cudaStream_t s
     decoder_embedding_norm = upload_norm(w.decoder_embedding_norm, stream);
     for (const EncoderLayerWeights& l : w.encoder_layers) {
         DeviceEncoderLayer d;
-        d.self_attn = {upload_linear(l.self_attn.q, stream), upload_linear(l.self_attn.k, stream),
-                       upload_linear(l.self_attn.v, stream), upload_linear(l.self_attn.out, stream)};
+        d.self_attn = upload_attention(l.self_attn, stream);
         d.self_attn_norm = upload_norm(l.self_attn_norm, stream);
         d.fc1 = upload_linear(l.fc1, stream);
         d.fc2 = upload_linear(l.fc2, stream);
@@ -68,11 +67,9 @@ DeviceModel::DeviceModel(const Model& model, Precision precision, cudaStream_t s
     }
     for (const DecoderLayerWeights& l : w.decoder_layers) {
         DeviceDecoderLayer d;
-        d.self_attn = {upload_linear(l.self_attn.q, stream), upload_linear(l.self_attn.k, stream),
-                       upload_linear(l.self_attn.v, stream), upload_linear(l.self_attn.out, stream)};
+        d.self_attn = upload_attention(l.self_attn, stream);
         d.self_attn_norm = upload_norm(l.self_attn_norm, stream);
-        d.cross_attn = {upload_linear(l.cross_attn.q, stream), upload_linear(l.cross_attn.k, stream),
-                        upload_linear(l.cross_attn.v, stream), upload_linear(l.cross_attn.out, stream)};
+        d.cross_attn = upload_attention(l.cross_attn, stream);
         d.cross_attn_norm = upload_norm(l.cross_attn_norm, stream);
         d.fc1 = upload_linear(l.fc1, stream);
         d.fc2 = upload_linear(l.fc2, stream);
@@ -111,6 +108,11 @@ DeviceLinear DeviceModel::upload_linear(const LinearWeights& w, cudaStream_t str
     d.weight = upload_matrix(widened(w, buf), d.in * d.out, stream);
     if (w.bias.defined()) d.bias = upload_f32(w.b(), d.out, stream);
     return d;
+}
+
+DeviceAttention DeviceModel::upload_attention(const AttentionWeights& w, cudaStream_t stream) {
+    return {upload_linear(w.q, stream), upload_linear(w.k, stream), upload_linear(w.v, stream),
+            upload_linear(w.out, stream)};
 }
 
 DeviceNorm DeviceModel::upload_norm(const LayerNormWeights& w, cudaStream_t stream) {

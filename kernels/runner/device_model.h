@@ -14,6 +14,7 @@
 namespace precis {
 class Model;
 struct LinearWeights;
+struct AttentionWeights;
 struct LayerNormWeights;
 }  // namespace precis
 
@@ -73,6 +74,7 @@ public:
 private:
     DeviceBuffer upload_matrix(const float* host, int64_t n, cudaStream_t stream);
     DeviceLinear upload_linear(const LinearWeights& w, cudaStream_t stream);
+    DeviceAttention upload_attention(const AttentionWeights& w, cudaStream_t stream);
     DeviceNorm upload_norm(const LayerNormWeights& w, cudaStream_t stream);
     DeviceBuffer upload_f32(const float* host, int64_t n, cudaStream_t stream);
 

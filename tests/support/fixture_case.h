@@ -3,6 +3,7 @@
 // way the reference generator did, for the parity tests.
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,11 @@ struct FixtureCase {
 std::vector<std::string> fixture_case_names(const std::string& kind = "");
 
 // Compares every tensor the engine produced with the reference under `batch.`; returns
-// a list of human-readable mismatches (empty when everything is within tolerance).
+// a list of human-readable mismatches (empty when everything is within tolerance). A
+// reference tensor not produced is a mismatch, unless the run was not asked for it
+// (`not_requested`, names without the batch prefix, e.g. "greedy.scores").
 std::vector<std::string> compare_with_reference(const FixtureCase& c, const std::string& batch,
-                                                const NamedTensors& produced);
+                                                const NamedTensors& produced,
+                                                const std::set<std::string>& not_requested = {});
 
 }  // namespace precis::test
