@@ -69,6 +69,36 @@ private:
     size_t bytes_ = 0;
 };
 
+// Page-locked host memory (cudaHostAlloc), for the per-step copies: an asynchronous copy
+// from it is a plain DMA on the stream, with no staging and no implicit wait.
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    explicit PinnedBuffer(size_t bytes) {
+        if (bytes) PRECIS_CUDA_CHECK(cudaHostAlloc(&ptr_, bytes, cudaHostAllocDefault));
+    }
+    ~PinnedBuffer() {
+        if (ptr_) cudaFreeHost(ptr_);
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    PinnedBuffer(PinnedBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+        if (this != &o) {
+            if (ptr_) cudaFreeHost(ptr_);
+            ptr_ = std::exchange(o.ptr_, nullptr);
+        }
+        return *this;
+    }
+    template <class T>
+    T* as() const {
+        return static_cast<T*>(ptr_);
+    }
+
+private:
+    void* ptr_ = nullptr;
+};
+
 // Synchronous helpers for tests and set-up (not for the per-token path).
 template <class T>
 DeviceBuffer upload(const std::vector<T>& host) {

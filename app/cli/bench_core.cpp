@@ -293,12 +293,25 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
         first.push_back(d.seconds_to_first);
         greedy_from_first = greedy_from_first && d.timed_from_first;
     }
+    // A device runner's split of its last generation's steps: wall, device, layers (ms/step).
+    nlohmann::json step_split;
+    auto record_steps = [&](const std::string& search) {
+        if (!on_device || be->runner() != runner) return;
+        const RunnerStats st = runner->stats();
+        if (st.decode_steps <= 0) return;
+        const double per = 1e3 / st.decode_steps;
+        step_split[search] = {{"wall_ms", st.decode_wall_seconds * per},
+                              {"device_ms", st.decode_device_seconds * per},
+                              {"layers_ms", st.decode_layers_seconds * per}};
+    };
+    record_steps("greedy");
     // Beam search: `beams` decoder rows per step, timed like greedy from the end of its
     // first step (which computes the same cross keys/values as greedy's).
     GenerationConfig gb = g;
     gb.num_beams = beams;
     gb.early_stopping = false;
     const DecodeTiming beam = time_generation(*model, *be, enc, gb);
+    record_steps("beam");
     // Peak memory of the real work, taken before the GEMM-only timing allocates its own buffers.
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
@@ -387,6 +400,7 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
     j["beam_tokens_per_second"] = beam.tokens_per_second;
     // The historical name, which scripts and tests read, for the default of 4 beams.
     j["beam" + std::to_string(beams) + "_tokens_per_second"] = beam.tokens_per_second;
+    if (!step_split.empty()) j["decode_step_split"] = step_split;
     j["peak_memory_mb"] = double(ru.ru_maxrss) * 1024.0 / 1e6;  // host, decimal megabytes
     if (on_device) {
         if (device_peak) {

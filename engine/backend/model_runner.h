@@ -25,6 +25,11 @@ struct RunnerStats {
     double encoder_attention_seconds = 0;  // its self-attention alone (sparse keys included)
     double encoder_seconds = 0;          // the last encode, device time
     uint64_t peak_device_bytes = 0;      // most device memory the runner held at once since reset
+    // The last generation's steps: how many, their wall time, and the device time of their
+    // GPU work (layers, logits and search) and of the layers alone. Wall minus device time is
+    // what the host adds to a step (launches, copies, the beams' bookkeeping).
+    int decode_steps = 0;
+    double decode_wall_seconds = 0, decode_device_seconds = 0, decode_layers_seconds = 0;
 };
 
 class ModelRunner {

@@ -3,6 +3,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -15,124 +16,236 @@ namespace precis::cuda {
 namespace {
 
 constexpr int kWarps = 4;
-constexpr int kChunk = 256;       // keys per CTA
+constexpr int kMinChunk = 128;      // keys per CTA at least (shorter chunks cost more to merge than they save)
+constexpr int kCtasPerSm = 4;       // enough CTAs of partial_kernel to fill the GPU
 constexpr int kQueriesPerPass = 8;  // queries held in registers at once
 constexpr int kMaxPerLane = 4;      // head_dim / 32, up to 128
 
 
-// Partial result of one warp's keys for one (query row, head): running max m, sum l and the
-// unnormalized output; parts = chunks * kWarps per (row, head).
+// Partial result of one CTA's keys for one (query row, head): running max m, sum l and the
+// unnormalized output; one part per chunk.
 struct PartLayout {
-    int parts, hd;
+    int parts, hd, chunk;  // parts per (row, head), head_dim, keys per CTA
     __device__ int64_t at(int64_t row, int heads, int h, int part) const {
         return ((row * heads + h) * parts + part) * int64_t(hd + 2);
     }
 };
 
-// Lane `lane` owns dims lane, lane+32, ... of a head: every key row is read coalesced.
+// One warp takes 32 consecutive keys at a time, a key per lane: each lane scores its key
+// against every query of the pass (queries in shared memory, read as broadcasts; its key row
+// read 16 bytes at a time where the layout allows), the batch's maximum and sum are one warp
+// reduction per query, and then the values are summed with the lanes owning dims (lane,
+// lane + 32, ...), each key's weight broadcast from its lane, so every value row is read
+// coalesced. Every load of a batch is independent of the others: the warp keeps many in
+// flight instead of one key's dependent chain at a time.
 template <class T>
-__global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArgs a, PartLayout lay, float* parts) {
+__global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArgs a, PartLayout lay, float* parts,
+                                                              bool vector_rows) {
+    __shared__ float qs[kQueriesPerPass][32 * kMaxPerLane];
+    __shared__ float wm[kWarps][kQueriesPerPass], wl[kWarps][kQueriesPerPass];
+    __shared__ float wacc[kWarps][kQueriesPerPass][32 * kMaxPerLane];
     const int chunk = blockIdx.x, h = blockIdx.y, item = blockIdx.z;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int hd = a.head_dim, per_lane = (hd + 31) / 32;
     const int begin = a.offsets[item], keys = a.offsets[item + 1] - begin;
-    const int j0 = chunk * kChunk, j1 = min(keys, j0 + kChunk);
+    const int j0 = chunk * lay.chunk, j1 = min(keys, j0 + lay.chunk);
     const T* q = static_cast<const T*>(a.q);
     const T* k = static_cast<const T*>(a.k);
     const T* v = static_cast<const T*>(a.v);
-    const int part = chunk * kWarps + warp;
     for (int g0 = 0; g0 < a.group; g0 += kQueriesPerPass) {
         const int ng = min(kQueriesPerPass, a.group - g0);
-        float qv[kQueriesPerPass][kMaxPerLane], acc[kQueriesPerPass][kMaxPerLane], m[kQueriesPerPass],
-            l[kQueriesPerPass];
+        __syncthreads();  // the previous pass's queries and warp results are no longer read
+        for (int e = threadIdx.x; e < kQueriesPerPass * hd; e += blockDim.x) {
+            const int g = e / hd, c = e % hd;
+            const int64_t row = int64_t(item) * a.group + g0 + g;
+            qs[g][c] = g < ng ? to_f(q[row * a.q_stride + int64_t(h) * hd + c]) : 0.f;
+        }
+        __syncthreads();
+        float acc[kQueriesPerPass][kMaxPerLane], m[kQueriesPerPass], l[kQueriesPerPass];
 #pragma unroll
         for (int g = 0; g < kQueriesPerPass; ++g) {
-            const int64_t row = int64_t(item) * a.group + g0 + g;
 #pragma unroll
-            for (int i = 0; i < kMaxPerLane; ++i) {
-                const int c = lane + 32 * i;
-                qv[g][i] = (g < ng && i < per_lane && c < hd) ? to_f(q[row * a.q_stride + int64_t(h) * hd + c]) : 0.f;
-                acc[g][i] = 0.f;
-            }
+            for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] = 0.f;
             m[g] = -INFINITY;
             l[g] = 0.f;
         }
-        for (int j = j0 + warp; j < j1; j += kWarps) {
-            const int64_t at = int64_t(begin + j) * a.kv_stride + int64_t(h) * hd;
-            float kx[kMaxPerLane], vx[kMaxPerLane];
+        for (int base = j0 + 32 * warp; base < j1; base += 32 * kWarps) {
+            const int j = base + lane, batch = min(32, j1 - base);
+            const bool valid = lane < batch;
+            float dot[kQueriesPerPass];
 #pragma unroll
-            for (int i = 0; i < kMaxPerLane; ++i) {
-                const int c = lane + 32 * i;
-                const bool in = i < per_lane && c < hd;
-                kx[i] = in ? to_f(k[at + c]) : 0.f;
-                vx[i] = in ? to_f(v[at + c]) : 0.f;
+            for (int g = 0; g < kQueriesPerPass; ++g) dot[g] = 0.f;
+            if (valid) {
+                const T* krow = k + int64_t(begin + j) * a.kv_stride + int64_t(h) * hd;
+                for (int c = 0; c < hd; c += 8) {
+                    float kx[8];
+                    bool loaded = false;
+                    if constexpr (sizeof(T) == 2) {
+                        if (vector_rows) {
+                            const uint4 raw = *reinterpret_cast<const uint4*>(krow + c);
+                            const T* e = reinterpret_cast<const T*>(&raw);
+#pragma unroll
+                            for (int x = 0; x < 8; ++x) kx[x] = to_f(e[x]);
+                            loaded = true;
+                        }
+                    }
+                    if (!loaded)
+#pragma unroll
+                        for (int x = 0; x < 8; ++x) kx[x] = c + x < hd ? to_f(krow[c + x]) : 0.f;
+#pragma unroll
+                    for (int g = 0; g < kQueriesPerPass; ++g)
+#pragma unroll
+                        for (int x = 0; x < 8; ++x)
+                            if (c + x < hd) dot[g] = fmaf(qs[g][c + x], kx[x], dot[g]);
+                }
             }
-            const float bias = a.mask ? a.mask[begin + j] : 0.f;
+            // A lowest-float mask keeps the score at lowest: once any real key is seen,
+            // exp(lowest - max) is exactly 0, here or when the parts are merged.
+            const float bias = valid && a.mask ? a.mask[begin + j] : 0.f;
+            float w[kQueriesPerPass];
 #pragma unroll
             for (int g = 0; g < kQueriesPerPass; ++g) {
                 if (g >= ng) break;
-                float dot = 0.f;
-#pragma unroll
-                for (int i = 0; i < kMaxPerLane; ++i) dot = fmaf(qv[g][i], kx[i], dot);
-#pragma unroll
-                for (int o = 16; o > 0; o >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, o);
-                // A lowest-float mask keeps the score at lowest: once any real key is seen,
-                // exp(lowest - max) is exactly 0, here or when the parts are merged.
-                const float s = dot * a.scale + bias;
-                const float m_new = fmaxf(m[g], s);
+                const float sc = valid ? dot[g] * a.scale + bias : -INFINITY;
+                float bm = sc;
+                for (int o = 16; o > 0; o >>= 1) bm = fmaxf(bm, __shfl_xor_sync(0xffffffffu, bm, o));
+                const float m_new = fmaxf(m[g], bm);  // finite: the batch holds a key
                 const float corr = m[g] == -INFINITY ? 0.f : expf(m[g] - m_new);
-                const float pj = expf(s - m_new);
-                l[g] = l[g] * corr + pj;
+                w[g] = valid ? expf(sc - m_new) : 0.f;
+                float bs = w[g];
+                for (int o = 16; o > 0; o >>= 1) bs += __shfl_xor_sync(0xffffffffu, bs, o);
+                l[g] = l[g] * corr + bs;
 #pragma unroll
-                for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] = fmaf(pj, vx[i], acc[g][i] * corr);
+                for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] *= corr;
                 m[g] = m_new;
             }
-        }
-        for (int g = 0; g < ng; ++g) {
-            const int64_t row = int64_t(item) * a.group + g0 + g;
-            float* out = parts + lay.at(row, a.heads, h, part);
-            if (lane == 0) out[0] = m[g], out[1] = l[g];
+            // Eight value rows at a time: their loads are all issued before any is used.
+            constexpr int kRows = 8;
+            for (int j8 = 0; j8 < batch; j8 += kRows) {
+                float vx[kRows][kMaxPerLane];
 #pragma unroll
-            for (int i = 0; i < kMaxPerLane; ++i) {
-                const int c = lane + 32 * i;
-                if (i < per_lane && c < hd) out[2 + c] = acc[g][i];
+                for (int u = 0; u < kRows; ++u) {
+                    const T* vrow = v + int64_t(begin + base + j8 + u) * a.kv_stride + int64_t(h) * hd;
+#pragma unroll
+                    for (int i = 0; i < kMaxPerLane; ++i) {
+                        const int c = lane + 32 * i;
+                        vx[u][i] = j8 + u < batch && i < per_lane && c < hd ? to_f(vrow[c]) : 0.f;
+                    }
+                }
+#pragma unroll
+                for (int u = 0; u < kRows; ++u) {
+#pragma unroll
+                    for (int g = 0; g < kQueriesPerPass; ++g) {
+                        if (g >= ng) break;
+                        const float pj = __shfl_sync(0xffffffffu, w[g], (j8 + u) & 31);  // 0 past the batch
+#pragma unroll
+                        for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] = fmaf(pj, vx[u][i], acc[g][i]);
+                    }
+                }
             }
+        }
+        // The CTA's four warps become one part: fewer parts for the merge to read.
+        if (lane == 0)
+            for (int g = 0; g < kQueriesPerPass; ++g) wm[warp][g] = m[g], wl[warp][g] = l[g];
+#pragma unroll
+        for (int g = 0; g < kQueriesPerPass; ++g)
+#pragma unroll
+            for (int i = 0; i < kMaxPerLane; ++i) wacc[warp][g][lane + 32 * i] = acc[g][i];
+        __syncthreads();
+        for (int e = threadIdx.x; e < ng * hd; e += blockDim.x) {
+            const int g = e / hd, c = e % hd;
+            float M = -INFINITY;
+            for (int w2 = 0; w2 < kWarps; ++w2) M = fmaxf(M, wm[w2][g]);
+            float L = 0.f, out_c = 0.f;
+            for (int w2 = 0; w2 < kWarps; ++w2) {
+                if (wm[w2][g] == -INFINITY) continue;  // a warp that saw no key
+                const float f = expf(wm[w2][g] - M);
+                L += f * wl[w2][g];
+                out_c += f * wacc[w2][g][c];
+            }
+            const int64_t row = int64_t(item) * a.group + g0 + g;
+            float* out = parts + lay.at(row, a.heads, h, chunk);
+            if (c == 0) out[0] = M, out[1] = L;
+            out[2 + c] = out_c;
         }
     }
 }
 
-// Merges the parts of one (query row, head): out = sum_p e^(m_p - M) acc_p / sum_p e^(m_p - M) l_p.
+// Merges the parts of one (query row, head), a CTA of kMergeThreads each:
+// out = sum_p e^(m_p - M) acc_p / sum_p e^(m_p - M) l_p. The weights e^(m_p - M) are computed
+// once per part into shared memory; then the threads split the dims and the parts (groups of
+// parts per dim), each reading its parts' rows coalesced with several loads in flight, and the
+// groups' sums are added at the end.
+constexpr int kMergeThreads = 128;
+
+__device__ float block_reduce(float x, bool take_max, float* scratch) {
+    for (int o = 16; o > 0; o >>= 1) {
+        const float y = __shfl_xor_sync(0xffffffffu, x, o);
+        x = take_max ? fmaxf(x, y) : x + y;
+    }
+    const int warp = threadIdx.x / 32;
+    __syncthreads();  // scratch may still be read by a previous reduction
+    if (threadIdx.x % 32 == 0) scratch[warp] = x;
+    __syncthreads();
+    x = scratch[0];
+    for (int w = 1; w < kMergeThreads / 32; ++w) x = take_max ? fmaxf(x, scratch[w]) : x + scratch[w];
+    return x;
+}
+
 template <class T>
-__global__ void merge_kernel(MemoryAttentionArgs a, PartLayout lay, const float* parts) {
-    const int h = blockIdx.x;
+__global__ void __launch_bounds__(kMergeThreads) merge_kernel(MemoryAttentionArgs a, PartLayout lay,
+                                                              const float* parts) {
+    extern __shared__ float weight[];  // lay.parts
+    __shared__ float scratch[kMergeThreads / 32];
+    __shared__ float sums[kMergeThreads];
+    const int h = blockIdx.x, tid = threadIdx.x;
     const int64_t row = blockIdx.y;
     const float* base = parts + lay.at(row, a.heads, h, 0);
     const int64_t step = lay.hd + 2;
     float M = -INFINITY;
-    for (int p = 0; p < lay.parts; ++p) M = fmaxf(M, base[p * step]);
+    for (int p = tid; p < lay.parts; p += kMergeThreads) M = fmaxf(M, base[p * step]);
+    M = block_reduce(M, true, scratch);
     float L = 0.f;
-    for (int p = 0; p < lay.parts; ++p) {
+    for (int p = tid; p < lay.parts; p += kMergeThreads) {
         const float mp = base[p * step];
-        if (mp != -INFINITY) L += expf(mp - M) * base[p * step + 1];
+        const float w = mp != -INFINITY ? expf(mp - M) : 0.f;  // a part that saw no key weighs 0
+        weight[p] = w;
+        L += w * base[p * step + 1];
     }
-    T* out = static_cast<T*>(a.out) + row * a.out_stride + int64_t(h) * lay.hd;
-    for (int c = threadIdx.x; c < lay.hd; c += blockDim.x) {
-        float s = 0.f;
-        for (int p = 0; p < lay.parts; ++p) {
-            const float mp = base[p * step];
-            if (mp != -INFINITY) s += expf(mp - M) * base[p * step + 2 + c];
+    L = block_reduce(L, false, scratch);  // its barriers also publish `weight`
+    const int groups = kMergeThreads / lay.hd;  // >= 1: head_dim <= 128
+    const int c = tid % lay.hd, grp = tid / lay.hd;
+    float s = 0.f;
+    if (grp < groups) {
+        int p = grp;
+        for (; p + 3 * groups < lay.parts; p += 4 * groups) {  // four rows in flight
+            const float x0 = base[p * step + 2 + c], x1 = base[(p + groups) * step + 2 + c];
+            const float x2 = base[(p + 2 * groups) * step + 2 + c], x3 = base[(p + 3 * groups) * step + 2 + c];
+            s += weight[p] * x0 + weight[p + groups] * x1 + weight[p + 2 * groups] * x2 + weight[p + 3 * groups] * x3;
         }
-        out[c] = from_f<T>(L > 0.f ? s / L : 0.f);
+        for (; p < lay.parts; p += groups) s += weight[p] * base[p * step + 2 + c];
+    }
+    sums[tid] = s;
+    __syncthreads();
+    if (tid < lay.hd) {
+        float total = 0.f;
+        for (int g = 0; g < groups; ++g) total += sums[g * lay.hd + tid];
+        T* out = static_cast<T*>(a.out) + row * a.out_stride + int64_t(h) * lay.hd;
+        out[tid] = from_f<T>(L > 0.f ? total / L : 0.f);
     }
 }
 
 template <class T>
-void launch(const MemoryAttentionArgs& a, int chunks, float* parts, cudaStream_t stream) {
-    const PartLayout lay{chunks * kWarps, a.head_dim};
+void launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, cudaStream_t stream) {
+    const PartLayout lay{chunks, a.head_dim, chunk};
+    // Key rows are read 8 values (16 bytes for fp16/bf16) at a time where every row allows it.
+    const bool vector_rows = sizeof(T) == 2 && a.head_dim % 8 == 0 && a.kv_stride % 8 == 0 &&
+                             reinterpret_cast<uintptr_t>(a.k) % 16 == 0;
     partial_kernel<T><<<dim3(unsigned(chunks), unsigned(a.heads), unsigned(a.items)), kWarps * 32, 0, stream>>>(
-        a, lay, parts);
+        a, lay, parts, vector_rows);
     PRECIS_CUDA_LAUNCHED();
-    merge_kernel<T><<<dim3(unsigned(a.heads), unsigned(a.items * a.group)), 64, 0, stream>>>(a, lay, parts);
+    merge_kernel<T><<<dim3(unsigned(a.heads), unsigned(a.items * a.group)), kMergeThreads,
+                       size_t(lay.parts) * sizeof(float), stream>>>(a, lay, parts);
     PRECIS_CUDA_LAUNCHED();
 }
 
@@ -151,15 +264,24 @@ void MemoryAttention::run(const MemoryAttentionArgs& a, cudaStream_t stream) {
     check(a.q_stride >= int64_t(a.heads) * a.head_dim && a.kv_stride >= int64_t(a.heads) * a.head_dim &&
               a.out_stride >= int64_t(a.heads) * a.head_dim,
           "memory attention: a row stride is shorter than heads * head_dim");
-    const int chunks = std::max(1, (a.max_keys + kChunk - 1) / kChunk);
+    // Split each memory into as many chunks as fill the GPU (a few CTAs per SM over all items
+    // and heads), but no chunk shorter than kMinChunk keys: every chunk adds a part to merge.
+    if (sm_count_ == 0) {
+        int device = 0;
+        PRECIS_CUDA_CHECK(cudaGetDevice(&device));
+        PRECIS_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
+    }
+    const int64_t wanted = std::max<int64_t>(1, int64_t(sm_count_) * kCtasPerSm / (int64_t(a.items) * a.heads));
+    const int chunks = int(std::max<int64_t>(1, std::min<int64_t>(wanted, (a.max_keys + kMinChunk - 1) / kMinChunk)));
+    const int chunk = std::max(1, (a.max_keys + chunks - 1) / chunks);
     const size_t bytes =
-        size_t(a.items) * a.group * a.heads * size_t(chunks) * kWarps * size_t(a.head_dim + 2) * sizeof(float);
+        size_t(a.items) * a.group * a.heads * size_t(chunks) * size_t(a.head_dim + 2) * sizeof(float);
     partials_.reserve(bytes);
     float* parts = partials_.as<float>();
     switch (a.p) {
-        case Precision::F32: launch<float>(a, chunks, parts, stream); break;
-        case Precision::F16: launch<__half>(a, chunks, parts, stream); break;
-        case Precision::BF16: launch<__nv_bfloat16>(a, chunks, parts, stream); break;
+        case Precision::F32: launch<float>(a, chunks, chunk, parts, stream); break;
+        case Precision::F16: launch<__half>(a, chunks, chunk, parts, stream); break;
+        case Precision::BF16: launch<__nv_bfloat16>(a, chunks, chunk, parts, stream); break;
     }
 }
 

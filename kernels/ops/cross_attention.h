@@ -4,7 +4,8 @@
 // tokens (G queries over all G+T rows). One CTA per (item, head, key chunk) reads its keys
 // once for all of the item's queries, keeps a running softmax per warp, and a second kernel
 // merges the chunks' partial results; so a 16k-token memory is read by hundreds of CTAs at
-// once instead of one per head.
+// once instead of one per head. The chunks are sized to fill the GPU, not more: each is a
+// part the merge must read.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -41,6 +42,7 @@ public:
 
 private:
     DeviceBuffer partials_;  // per (query row, head, part): max, sum, unnormalized output
+    int sm_count_ = 0;       // the device's multiprocessors, asked once
 };
 
 }  // namespace precis::cuda

@@ -24,6 +24,8 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int64_t kMaxBlocks = 65535;
 
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
 unsigned blocks_for(int64_t n) { return unsigned(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks)); }
 
 // Calls f.template operator()<T>() with T the storage type of p, so each op is written once.
@@ -47,7 +49,8 @@ void check_precision(Precision p, const char* op) {
 template <class T>
 __global__ void embed_kernel(const int32_t* __restrict__ ids, int64_t rows, const T* __restrict__ table, int64_t dim,
                              float scale, const T* __restrict__ positions, int64_t pos_first, int64_t pos_period,
-                             T* __restrict__ out) {
+                             const int32_t* __restrict__ pos_offset, T* __restrict__ out) {
+    if (pos_offset) pos_first += *pos_offset;
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
         const T* e = table + int64_t(ids[r]) * dim;
         const T* pos = positions ? positions + (pos_first + r % pos_period) * dim : nullptr;
@@ -117,6 +120,63 @@ __global__ void add_layer_norm_kernel(T* x, const T* __restrict__ delta, const f
     }
 }
 
+// The same LayerNorm for 16-bit rows of up to 32 * 8 * kVecs values, a warp per row: the row
+// lives in registers (16-byte loads and stores), the two reductions are warp shuffles, and no
+// block barrier stands between rows. What BART's hidden sizes (768, 1024) take in fp16/bf16.
+template <class T, int kVecs>
+__global__ void add_layer_norm_warp_kernel(T* x, const T* __restrict__ delta, const float* __restrict__ delta_bias,
+                                           int64_t rows, int dim, const float* __restrict__ gamma,
+                                           const float* __restrict__ beta, float eps) {
+    constexpr int kWarps = 4;
+    const int lane = threadIdx.x % 32;
+    const int64_t first = int64_t(blockIdx.x) * kWarps + threadIdx.x / 32;
+    for (int64_t r = first; r < rows; r += int64_t(gridDim.x) * kWarps) {
+        T* xr = x + r * dim;
+        const T* dr = delta ? delta + r * dim : nullptr;
+        float v[kVecs][8];
+        float s = 0.f;
+#pragma unroll
+        for (int i = 0; i < kVecs; ++i) {
+            const int c = (i * 32 + lane) * 8;
+            if (c >= dim) continue;
+            uint4 xv = *reinterpret_cast<const uint4*>(xr + c), dv = make_uint4(0, 0, 0, 0);
+            if (dr) dv = *reinterpret_cast<const uint4*>(dr + c);
+            const T* xe = reinterpret_cast<const T*>(&xv);
+            const T* de = reinterpret_cast<const T*>(&dv);
+#pragma unroll
+            for (int e = 0; e < 8; ++e) {
+                float a = to_f(xe[e]);
+                // Same association as the CPU reference when it is handed delta + bias: x + (d + b).
+                if (dr) a += delta_bias ? to_f(de[e]) + delta_bias[c + e] : to_f(de[e]);
+                else if (delta_bias) a += delta_bias[c + e];
+                v[i][e] = a;
+                s += a;
+            }
+        }
+        for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffffu, s, o);
+        const float mean = s / float(dim);
+        float q = 0.f;
+#pragma unroll
+        for (int i = 0; i < kVecs; ++i) {
+            if ((i * 32 + lane) * 8 >= dim) continue;
+#pragma unroll
+            for (int e = 0; e < 8; ++e) q += (v[i][e] - mean) * (v[i][e] - mean);
+        }
+        for (int o = 16; o > 0; o >>= 1) q += __shfl_xor_sync(0xffffffffu, q, o);
+        const float inv = 1.f / sqrtf(q / float(dim) + eps);
+#pragma unroll
+        for (int i = 0; i < kVecs; ++i) {
+            const int c = (i * 32 + lane) * 8;
+            if (c >= dim) continue;
+            uint4 out;
+            T* oe = reinterpret_cast<T*>(&out);
+#pragma unroll
+            for (int e = 0; e < 8; ++e) oe[e] = from_f<T>((v[i][e] - mean) * inv * gamma[c + e] + beta[c + e]);
+            *reinterpret_cast<uint4*>(xr + c) = out;
+        }
+    }
+}
+
 // ---- bias + activation ----------------------------------------------------------------------
 
 // Exact GELU (erf form), as BART and the CPU backend's gelu_erf; erff is within 2 ulp.
@@ -132,6 +192,27 @@ __global__ void bias_activation_kernel(T* y, const float* __restrict__ bias, int
     }
 }
 
+// The same over rows whose width n is a multiple of the 16-byte vector: a thread per vector,
+// 32-bit index arithmetic (callers keep rows * n / kVec below 2^31), no per-element modulo.
+template <class T>
+__global__ void bias_activation_vec_kernel(T* y, const float* __restrict__ bias, uint32_t vectors,
+                                           uint32_t vectors_per_row, bool gelu) {
+    constexpr int kVec = 16 / sizeof(T);
+    for (uint32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < vectors; k += gridDim.x * blockDim.x) {
+        uint4 raw = reinterpret_cast<const uint4*>(y)[k];
+        T* e = reinterpret_cast<T*>(&raw);
+        const float* b = bias ? bias + size_t(k % vectors_per_row) * kVec : nullptr;
+#pragma unroll
+        for (int i = 0; i < kVec; ++i) {
+            float v = to_f(e[i]);
+            if (b) v += b[i];
+            if (gelu) v = gelu_exact(v);
+            e[i] = from_f<T>(v);
+        }
+        reinterpret_cast<uint4*>(y)[k] = raw;
+    }
+}
+
 // ---- conversion -----------------------------------------------------------------------------
 
 template <class S, class D>
@@ -143,7 +224,8 @@ __global__ void convert_kernel(const S* __restrict__ src, D* __restrict__ dst, i
 }  // namespace
 
 void embed(Precision p, const int32_t* ids, int64_t rows, const void* table, int64_t vocab, int64_t dim, float scale,
-           const void* positions, int64_t pos_first, int64_t pos_period, void* out, cudaStream_t stream) {
+           const void* positions, int64_t pos_first, int64_t pos_period, void* out, cudaStream_t stream,
+           const int32_t* device_pos_offset) {
     check_precision(p, "embed");
     check(rows >= 0, "embed: rows must not be negative (got " + std::to_string(rows) + ")");
     check(vocab > 0, "embed: vocab must be positive (got " + std::to_string(vocab) + ")");
@@ -159,7 +241,8 @@ void embed(Precision p, const int32_t* ids, int64_t rows, const void* table, int
     dispatch(p, [&]<class T>() {
         embed_kernel<T><<<grid, threads, 0, stream>>>(ids, rows, static_cast<const T*>(table), dim, scale,
                                                       static_cast<const T*>(positions), pos_first,
-                                                      positions ? pos_period : 1, static_cast<T*>(out));
+                                                      positions ? pos_period : 1, device_pos_offset,
+                                                      static_cast<T*>(out));
     });
     PRECIS_CUDA_LAUNCHED();
 }
@@ -179,6 +262,27 @@ void add_layer_norm(Precision p, void* x, const void* delta, const float* delta_
     constexpr int64_t kMaxCachedDim = 8192;
     const int cache = dim <= kMaxCachedDim ? 1 : 0;
     const size_t shared = cache ? size_t(dim) * sizeof(float) : 0;
+    // 16-bit rows that fit a warp's registers take the warp-per-row kernel (float32 rows keep
+    // the block kernel and its summation order, which the fixture parity was measured with).
+    const bool warp_rows = p != Precision::F32 && dim % 8 == 0 && dim <= 2048 && aligned16(x) &&
+                           (!delta || aligned16(delta));
+    if (warp_rows) {
+        const unsigned warp_grid = unsigned(std::min<int64_t>((rows + 3) / 4, kMaxBlocks));
+        dispatch(p, [&]<class T>() {
+            if constexpr (sizeof(T) == 2) {
+                auto* xt = static_cast<T*>(x);
+                auto* dt = static_cast<const T*>(delta);
+                if (dim <= 1024)
+                    add_layer_norm_warp_kernel<T, 4><<<warp_grid, 128, 0, stream>>>(xt, dt, delta_bias, rows, int(dim),
+                                                                                  gamma, beta, eps);
+                else
+                    add_layer_norm_warp_kernel<T, 8><<<warp_grid, 128, 0, stream>>>(xt, dt, delta_bias, rows, int(dim),
+                                                                                  gamma, beta, eps);
+            }
+        });
+        PRECIS_CUDA_LAUNCHED();
+        return;
+    }
     const unsigned grid = unsigned(std::min<int64_t>(rows, kMaxBlocks));
     dispatch(p, [&]<class T>() {
         add_layer_norm_kernel<T><<<grid, threads, shared, stream>>>(static_cast<T*>(x), static_cast<const T*>(delta),
@@ -195,6 +299,16 @@ void bias_activation(Precision p, void* y, const float* bias, int64_t rows, int6
     check(y != nullptr, "bias_activation: y must not be null");
     if (!bias && !gelu) return;  // identity: nothing to write
     const int64_t total = rows * n;
+    const int64_t vec = p == Precision::F32 ? 4 : 8;  // values per 16 bytes
+    if (n % vec == 0 && total / vec < (int64_t(1) << 31) && aligned16(y)) {
+        const uint32_t vectors = uint32_t(total / vec);
+        dispatch(p, [&]<class T>() {
+            bias_activation_vec_kernel<T><<<blocks_for(vectors), kThreads, 0, stream>>>(
+                static_cast<T*>(y), bias, vectors, uint32_t(n / vec), gelu);
+        });
+        PRECIS_CUDA_LAUNCHED();
+        return;
+    }
     dispatch(p, [&]<class T>() {
         bias_activation_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(static_cast<T*>(y), bias, total, n, gelu);
     });

@@ -2,6 +2,7 @@
 // composition of the sparse-key / tree-node builders with plan_attention.
 #include "kernels/ops/encoder_attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -9,11 +10,30 @@
 #include "engine/attention/attention_pattern.h"
 #include "engine/attention/attention_plan.h"
 #include "kernels/ops/sparse_keys.h"
+#include "kernels/span_timer.h"
 
 namespace precis::cuda {
 
 namespace {
 constexpr int kFullTile = 128;  // query rows per CTA of full attention
+}
+
+bool draws_lsh_projections(const EncoderAttentionSettings& a) {
+    const LsgSettings& s = a.lsg;
+    return a.kind == ::precis::EncoderAttention::Lsg && s.sparse_enabled() && s.sparsity_type == SparsityType::Lsh &&
+           s.sparsity_factor != 1 && s.sparsity_factor != s.sparse_block_size;
+}
+
+std::vector<float> lsh_projections_of_layer(LshProjections& lsh, const LsgSettings& s, int layer, int heads, int hd) {
+    const int bs = std::min(s.block_size, s.sparse_block_size);
+    const int f = s.sparsity_factor;
+    std::vector<float> all;
+    for (int r = 0; r <= s.lsh_num_pre_rounds; ++r) {
+        const int buckets = r < s.lsh_num_pre_rounds ? bs : bs / f;
+        std::vector<float> round = lsh.get(layer, r, heads, hd, buckets / 2);
+        all.insert(all.end(), round.begin(), round.end());
+    }
+    return all;
 }
 
 void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int T, int heads, int head_dim, Precision p,
@@ -63,6 +83,7 @@ void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int 
         global_offsets_ = upload(std::vector<int32_t>{0, G + T});
     }
     plan_.upload(plan, stream);
+    host_plan_ = std::move(plan);
     prepared_ = true;
 }
 
@@ -88,6 +109,7 @@ void DeviceSelfAttention::run(const void* q, const void* k, const void* v, const
         a.factor = s_.lsg.sparsity_factor, a.lsh_pre_rounds = s_.lsg.lsh_num_pre_rounds;
         a.lsh_r = lsh_r;
         a.sparse_k = k2_.as<float>(), a.sparse_v = v2_.as<float>(), a.sparse_mask = mask2_.as<float>();
+        TimedSpan t(spans_.sparse_keys, stream_);
         build_sparse_keys(a, stream_);
         const int len = T_ / s_.lsg.sparsity_factor;
         src[1] = {k2_.get(), v2_.get(), hd_, int64_t(len) * hd_, mask2_.as<float>(), len, len, true};
@@ -95,14 +117,19 @@ void DeviceSelfAttention::run(const void* q, const void* k, const void* v, const
     } else if (mode_ == Mode::Fovea) {
         const char* kt = static_cast<const char*>(k) + size_t(G_) * D * es;
         const char* vt = static_cast<const char*>(v) + size_t(G_) * D * es;
+        TimedSpan t(spans_.sparse_keys, stream_);
         build_fovea_nodes(p_, kt, vt, key_mask ? key_mask + G_ : nullptr, T_, heads_, hd_, s_.fovea.block_size,
                           levels_, k2_.as<float>(), v2_.as<float>(), mask2_.as<float>(), stream_);
         src[1] = {};  // no sparse keys in Fovea
         src[2] = {k2_.get(), v2_.get(), D, hd_, mask2_.as<float>(), 0, node_rows_, true};
         nsrc = 3;
     }
-    plan_attention(p_, q, D, src, nsrc, plan_, heads_, hd_, scale, out, D, stream_);
+    {
+        TimedSpan t(spans_.token_blocks, stream_);
+        plan_attention(p_, q, D, src, nsrc, plan_, heads_, hd_, scale, out, D, stream_);
+    }
     if (mode_ != Mode::Full && G_ > 0) {
+        TimedSpan t(spans_.global_rows, stream_);
         MemoryAttentionArgs a;
         a.p = p_;
         a.q = q, a.q_stride = D, a.items = 1, a.group = G_;

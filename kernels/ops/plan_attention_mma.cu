@@ -1,17 +1,23 @@
 // Tensor-core path of plan_attention (plan_attention.h) for fp16 and bf16 at head_dim 64 and
-// 128, the shapes of BART base and large. Each warp owns 16 query rows of the block; keys and
-// values stream through shared memory in tiles of 64, scores and weights go through WMMA
-// (16x16x16, float32 accumulation) with an online softmax in float32 between them.
+// 128, the shapes of BART base and large, written in the manner of FlashAttention-2: each warp
+// owns 16 query rows; its queries, scores, weights and output accumulator live in registers
+// (mma.sync m16n8k16 fragments, float32 accumulation), and only the key/value tile of 64 keys
+// goes through shared memory, shared by the CTA's eight warps. The scores' accumulator
+// fragment is laid out as the weights' operand fragment, so the online softmax happens in
+// registers between the two products, with a row's statistics reduced over its quad of lanes.
 //
-// Rounding: the weights P and keys/values stored in float32 (the pooled sparse keys and
-// Fovea nodes) are split into a 16-bit head and a 16-bit remainder, each multiplied on the
-// tensor cores, so the products are as exact as float32 inputs would be; the op tests hold
-// fp16 and bf16 to 1e-3 of the float32 CPU result, which bf16-rounded weights alone exceed.
+// Rounding, held to the op tests' 1e-3 of the float32 CPU result:
+//  - keys and values stored in float32 (the pooled sparse keys, the Fovea nodes) are split
+//    into a 16-bit head and the 16-bit rounding of what the head missed, each multiplied on
+//    the tensor cores, so those products are as exact as float32 inputs would be;
+//  - the weights P are split the same way in bf16, whose 8-bit mantissa alone would exceed
+//    the bound; fp16's 11 bits stay within it, so fp16 multiplies P once.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <mma.h>
 
 #include <cmath>
+#include <cstdint>
+#include <type_traits>
 
 #include "kernels/cuda_check.h"
 #include "kernels/ops/element_convert.cuh"
@@ -21,57 +27,151 @@ namespace precis::cuda {
 
 namespace {
 
-using namespace nvcuda;
+constexpr int kKeys = 64;    // keys per tile
+constexpr int kWarps = 8;    // 16 query rows each: 128 rows, one LSG block, per pass
+constexpr int kPad = 8;      // elements added to each shared row: conflict-free fragment reads
+constexpr float kLog2e = 1.4426950408889634f;
 
-constexpr int kKeys = 64;  // keys per tile
-
-
-// Shared memory of one CTA (dynamic; every array offset a multiple of 32 bytes, as WMMA needs).
-template <class T, int HD, int W>
-struct Smem {
-    T k_hi[kKeys][HD], k_lo[kKeys][HD], v_hi[kKeys][HD], v_lo[kKeys][HD];
-    float mask[kKeys];
-    struct Warp {
-        T q[16][HD];
-        float s[16][kKeys];
-        T p_hi[16][kKeys], p_lo[16][kKeys];
-        float o[16][HD];
-        float corr[16], l[16];
-    } warp[W];
-};
-
-// Splits x into a 16-bit head and the 16-bit rounding of what the head missed.
+// Two floats as one register of two 16-bit values (first in the low half, as mma expects).
 template <class T>
-__device__ __forceinline__ void split(float x, T& hi, T& lo) {
-    hi = from_f<T>(x);
-    lo = from_f<T>(x - to_f(hi));
+__device__ __forceinline__ uint32_t pack2(float a, float b);
+template <>
+__device__ __forceinline__ uint32_t pack2<__half>(float a, float b) {
+    __half2 h = __floats2half2_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
+}
+template <>
+__device__ __forceinline__ uint32_t pack2<__nv_bfloat16>(float a, float b) {
+    __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<uint32_t*>(&h);
 }
 
-template <class T, int HD, int W>
-__global__ void __launch_bounds__(W * 32) mma_kernel(const T* __restrict__ q, int64_t q_stride, Sources src,
-                                                      const PlanBlock* __restrict__ blocks,
-                                                      const PlanSegment* __restrict__ segments, float scale,
-                                                      T* __restrict__ out, int64_t out_stride) {
-    extern __shared__ __align__(128) unsigned char raw[];
-    Smem<T, HD, W>& sm = *reinterpret_cast<Smem<T, HD, W>*>(raw);
+// The head of (a, b) in `hi` and the rounding of what it missed in `lo`.
+template <class T>
+__device__ __forceinline__ void split2(float a, float b, uint32_t& hi, uint32_t& lo) {
+    hi = pack2<T>(a, b);
+    const T* h = reinterpret_cast<const T*>(&hi);
+    lo = pack2<T>(a - to_f(h[0]), b - to_f(h[1]));
+}
+
+template <class T>
+__device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1);
+template <>
+__device__ __forceinline__ void mma16816<__half>(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+template <>
+__device__ __forceinline__ void mma16816<__nv_bfloat16>(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Four 8x8 blocks of 16-bit values, transposed, from rows whose addresses the lanes give.
+__device__ __forceinline__ void ldmatrix_x4_trans(uint32_t r[4], const void* row) {
+    const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(row));
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+template <class T, int HD>
+struct Tile {
+    static constexpr int kRow = HD + kPad;
+    T k_hi[kKeys * kRow], k_lo[kKeys * kRow], v_hi[kKeys * kRow], v_lo[kKeys * kRow];
+    float mask[kKeys];
+};
+
+// Keys [t0, t0 + n) of one head into the tile; the rest of the tile is zeroed, so that
+// weight-0 keys never multiply garbage (0 * NaN). Float32 sources fill the remainder planes.
+template <class T, int HD>
+__device__ __forceinline__ void load_tile(Tile<T, HD>& tile, const KeySource& ks, int64_t head_off, const float* mb,
+                                          int t0, int n) {
+    constexpr int kRow = Tile<T, HD>::kRow;
+    if (!ks.f32) {
+        constexpr int kChunks = HD / 8;  // 16-byte chunks per row
+        for (int e = threadIdx.x; e < kKeys * kChunks; e += kWarps * 32) {
+            const int j = e / kChunks, c = (e % kChunks) * 8;
+            uint4 kx = make_uint4(0, 0, 0, 0), vx = kx;
+            if (j < n) {
+                const int64_t off = head_off + int64_t(t0 + j) * ks.row_stride + c;
+                kx = *reinterpret_cast<const uint4*>(static_cast<const T*>(ks.k) + off);
+                vx = *reinterpret_cast<const uint4*>(static_cast<const T*>(ks.v) + off);
+            }
+            *reinterpret_cast<uint4*>(&tile.k_hi[j * kRow + c]) = kx;
+            *reinterpret_cast<uint4*>(&tile.v_hi[j * kRow + c]) = vx;
+        }
+    } else {
+        constexpr int kChunks = HD / 4;  // float4 per row
+        for (int e = threadIdx.x; e < kKeys * kChunks; e += kWarps * 32) {
+            const int j = e / kChunks, c = (e % kChunks) * 4;
+            float4 kx = make_float4(0.f, 0.f, 0.f, 0.f), vx = kx;
+            if (j < n) {
+                const int64_t off = head_off + int64_t(t0 + j) * ks.row_stride + c;
+                kx = *reinterpret_cast<const float4*>(static_cast<const float*>(ks.k) + off);
+                vx = *reinterpret_cast<const float4*>(static_cast<const float*>(ks.v) + off);
+            }
+            uint2 kh, kl, vh, vl;
+            split2<T>(kx.x, kx.y, kh.x, kl.x);
+            split2<T>(kx.z, kx.w, kh.y, kl.y);
+            split2<T>(vx.x, vx.y, vh.x, vl.x);
+            split2<T>(vx.z, vx.w, vh.y, vl.y);
+            *reinterpret_cast<uint2*>(&tile.k_hi[j * kRow + c]) = kh;
+            *reinterpret_cast<uint2*>(&tile.k_lo[j * kRow + c]) = kl;
+            *reinterpret_cast<uint2*>(&tile.v_hi[j * kRow + c]) = vh;
+            *reinterpret_cast<uint2*>(&tile.v_lo[j * kRow + c]) = vl;
+        }
+    }
+    for (int j = threadIdx.x; j < kKeys; j += kWarps * 32) tile.mask[j] = (j < n && mb) ? mb[t0 + j] : 0.f;
+}
+
+template <class T, int HD>
+__global__ void __launch_bounds__(kWarps * 32) flash_kernel(const T* __restrict__ q, int64_t q_stride, Sources src,
+                                                          const PlanBlock* __restrict__ blocks,
+                                                          const PlanSegment* __restrict__ segments, float scale,
+                                                          T* __restrict__ out, int64_t out_stride) {
+    constexpr int kRow = Tile<T, HD>::kRow;
+    constexpr int kChunks = HD / 16;                     // k-steps of Q K^T
+    constexpr int kDimTiles = HD / 8;                    // n-tiles of the output
+    constexpr bool kSplitP = !std::is_same<T, __half>::value;  // see the header comment
+    extern __shared__ __align__(16) unsigned char raw[];
+    Tile<T, HD>& tile = *reinterpret_cast<Tile<T, HD>*>(raw);
+
     const PlanBlock blk = blocks[blockIdx.x];
     const int h = blockIdx.y;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    auto& ws = sm.warp[warp];
-    const int my_row = lane >> 1, half = lane & 1;  // softmax: a lane pair per row
+    const int g = lane >> 2, tig = lane & 3;  // fragment row group, thread in group
 
-    for (int r0 = blk.query_begin; r0 < blk.query_end; r0 += 16 * W) {
-        const int w0 = r0 + 16 * warp;  // this warp's first row
-        for (int e = lane; e < 16 * HD; e += 32) {
-            const int r = e / HD, c = e % HD;
-            ws.q[r][c] = w0 + r < blk.query_end ? q[int64_t(w0 + r) * q_stride + int64_t(h) * HD + c] : from_f<T>(0.f);
-            ws.o[r][c] = 0.f;
-        }
-        float m = -INFINITY, l = 0.f;  // of row my_row, the same in both lanes of the pair
-        __syncwarp();
-        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> qa[HD / 16];
+    for (int r0 = blk.query_begin; r0 < blk.query_end; r0 += 16 * kWarps) {
+        const int w0 = r0 + 16 * warp;            // this warp's first row
+        const bool busy = w0 < blk.query_end;     // idle warps still load tiles and meet the barriers
+        const int row_a = w0 + g, row_b = w0 + g + 8;
+        const bool ok_a = row_a < blk.query_end, ok_b = row_b < blk.query_end;
+
+        uint32_t qa[kChunks][4];
+        {
+            const T* qrow_a = q + int64_t(ok_a ? row_a : blk.query_begin) * q_stride + int64_t(h) * HD;
+            const T* qrow_b = q + int64_t(ok_b ? row_b : blk.query_begin) * q_stride + int64_t(h) * HD;
 #pragma unroll
-        for (int kb = 0; kb < HD / 16; ++kb) wmma::load_matrix_sync(qa[kb], &ws.q[0][kb * 16], HD);
+            for (int kc = 0; kc < kChunks; ++kc) {
+                const int c = kc * 16 + tig * 2;
+                qa[kc][0] = ok_a ? *reinterpret_cast<const uint32_t*>(qrow_a + c) : 0u;
+                qa[kc][1] = ok_b ? *reinterpret_cast<const uint32_t*>(qrow_b + c) : 0u;
+                qa[kc][2] = ok_a ? *reinterpret_cast<const uint32_t*>(qrow_a + c + 8) : 0u;
+                qa[kc][3] = ok_b ? *reinterpret_cast<const uint32_t*>(qrow_b + c + 8) : 0u;
+            }
+        }
+        float o[kDimTiles][4];
+#pragma unroll
+        for (int d = 0; d < kDimTiles; ++d) o[d][0] = o[d][1] = o[d][2] = o[d][3] = 0.f;
+        float m_a = -INFINITY, m_b = -INFINITY;  // running maxima of rows a and b (natural log domain)
+        float l_a = 0.f, l_b = 0.f;              // this lane's part of the running sums
 
         for (int si = blk.segment_begin; si < blk.segment_end; ++si) {
             const PlanSegment seg = segments[si];
@@ -79,110 +179,125 @@ __global__ void __launch_bounds__(W * 32) mma_kernel(const T* __restrict__ q, in
             const int j0 = max(seg.begin, 0), j1 = min(seg.begin + seg.count, ks.rows);  // out of range: weight 0
             const int64_t head_off = int64_t(h) * ks.head_stride;
             const float* mb = ks.mask ? ks.mask + int64_t(h) * ks.mask_head_stride : nullptr;
+            const bool f32 = ks.f32;
             for (int t0 = j0; t0 < j1; t0 += kKeys) {
                 const int n = min(kKeys, j1 - t0);
                 __syncthreads();  // every warp is done with the previous tile
-                for (int e = threadIdx.x; e < kKeys * HD; e += W * 32) {
-                    const int j = e / HD, c = e % HD;
-                    float kx = 0.f, vx = 0.f;
-                    if (j < n) {
-                        const int64_t off = head_off + int64_t(t0 + j) * ks.row_stride + c;
-                        kx = ks.f32 ? static_cast<const float*>(ks.k)[off] : to_f(static_cast<const T*>(ks.k)[off]);
-                        vx = ks.f32 ? static_cast<const float*>(ks.v)[off] : to_f(static_cast<const T*>(ks.v)[off]);
-                    }
-                    split(kx, sm.k_hi[j][c], sm.k_lo[j][c]);
-                    split(vx, sm.v_hi[j][c], sm.v_lo[j][c]);
-                }
-                for (int j = threadIdx.x; j < kKeys; j += W * 32) sm.mask[j] = (j < n && mb) ? mb[t0 + j] : 0.f;
+                load_tile<T, HD>(tile, ks, head_off, mb, t0, n);
                 __syncthreads();
+                if (!busy) continue;
 
-                // S = Q K^T (K as a column-major HD x keys matrix is K row-major).
-                for (int nb = 0; nb < kKeys / 16; ++nb) {
-                    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-                    wmma::fill_fragment(acc, 0.f);
+                // S = Q K^T over the tile's n-tiles of 8 keys that hold any key.
+                float s[kKeys / 8][4];
 #pragma unroll
-                    for (int kb = 0; kb < HD / 16; ++kb) {
-                        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::col_major> kf;
-                        wmma::load_matrix_sync(kf, &sm.k_hi[nb * 16][kb * 16], HD);
-                        wmma::mma_sync(acc, qa[kb], kf, acc);
-                        if (ks.f32) {
-                            wmma::load_matrix_sync(kf, &sm.k_lo[nb * 16][kb * 16], HD);
-                            wmma::mma_sync(acc, qa[kb], kf, acc);
+                for (int nt = 0; nt < kKeys / 8; ++nt) {
+                    s[nt][0] = s[nt][1] = s[nt][2] = s[nt][3] = 0.f;
+                    if (nt * 8 >= n) continue;
+                    const T* kh = &tile.k_hi[(nt * 8 + g) * kRow + tig * 2];
+                    const T* kl = &tile.k_lo[(nt * 8 + g) * kRow + tig * 2];
+#pragma unroll
+                    for (int kc = 0; kc < kChunks; ++kc) {
+                        mma16816<T>(s[nt], qa[kc], *reinterpret_cast<const uint32_t*>(kh + kc * 16),
+                                    *reinterpret_cast<const uint32_t*>(kh + kc * 16 + 8));
+                        if (f32)
+                            mma16816<T>(s[nt], qa[kc], *reinterpret_cast<const uint32_t*>(kl + kc * 16),
+                                        *reinterpret_cast<const uint32_t*>(kl + kc * 16 + 8));
+                    }
+                }
+
+                // Online softmax in registers. x = s * scale + mask; keys past n weigh 0. The
+                // lowest-float masks stay finite (s * scale + lowest == lowest), and n >= 1, so
+                // the new maxima are finite and no exp sees inf - inf.
+                float mx_a = -INFINITY, mx_b = -INFINITY;
+#pragma unroll
+                for (int nt = 0; nt < kKeys / 8; ++nt) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int j = nt * 8 + tig * 2 + e;
+                        const float mj = tile.mask[j];
+                        s[nt][e] = j < n ? s[nt][e] * scale + mj : -INFINITY;
+                        s[nt][2 + e] = j < n ? s[nt][2 + e] * scale + mj : -INFINITY;
+                        mx_a = fmaxf(mx_a, s[nt][e]);
+                        mx_b = fmaxf(mx_b, s[nt][2 + e]);
+                    }
+                }
+#pragma unroll
+                for (int o2 = 1; o2 < 4; o2 <<= 1) {
+                    mx_a = fmaxf(mx_a, __shfl_xor_sync(0xffffffffu, mx_a, o2));
+                    mx_b = fmaxf(mx_b, __shfl_xor_sync(0xffffffffu, mx_b, o2));
+                }
+                const float mn_a = fmaxf(m_a, mx_a), mn_b = fmaxf(m_b, mx_b);
+                const float corr_a = exp2f((m_a - mn_a) * kLog2e), corr_b = exp2f((m_b - mn_b) * kLog2e);
+                m_a = mn_a, m_b = mn_b;
+                l_a *= corr_a, l_b *= corr_b;
+#pragma unroll
+                for (int d = 0; d < kDimTiles; ++d) {
+                    o[d][0] *= corr_a, o[d][1] *= corr_a;
+                    o[d][2] *= corr_b, o[d][3] *= corr_b;
+                }
+#pragma unroll
+                for (int nt = 0; nt < kKeys / 8; ++nt) {
+                    s[nt][0] = exp2f((s[nt][0] - m_a) * kLog2e);
+                    s[nt][1] = exp2f((s[nt][1] - m_a) * kLog2e);
+                    s[nt][2] = exp2f((s[nt][2] - m_b) * kLog2e);
+                    s[nt][3] = exp2f((s[nt][3] - m_b) * kLog2e);
+                    l_a += s[nt][0] + s[nt][1];
+                    l_b += s[nt][2] + s[nt][3];
+                }
+
+                // O += P V, 16 keys per step: the weights' fragment is two score fragments.
+#pragma unroll
+                for (int kc = 0; kc < kKeys / 16; ++kc) {
+                    if (kc * 16 >= n) continue;
+                    uint32_t pa[4], pl[4];
+                    split2<T>(s[2 * kc][0], s[2 * kc][1], pa[0], pl[0]);
+                    split2<T>(s[2 * kc][2], s[2 * kc][3], pa[1], pl[1]);
+                    split2<T>(s[2 * kc + 1][0], s[2 * kc + 1][1], pa[2], pl[2]);
+                    split2<T>(s[2 * kc + 1][2], s[2 * kc + 1][3], pa[3], pl[3]);
+                    const int key = kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8;
+                    const int col = (lane >> 4) * 8;
+#pragma unroll
+                    for (int dt = 0; dt < HD / 16; ++dt) {
+                        uint32_t b[4];
+                        ldmatrix_x4_trans(b, &tile.v_hi[key * kRow + dt * 16 + col]);
+                        mma16816<T>(o[2 * dt], pa, b[0], b[1]);
+                        mma16816<T>(o[2 * dt + 1], pa, b[2], b[3]);
+                        if (kSplitP) {
+                            mma16816<T>(o[2 * dt], pl, b[0], b[1]);
+                            mma16816<T>(o[2 * dt + 1], pl, b[2], b[3]);
+                        }
+                        if (f32) {
+                            ldmatrix_x4_trans(b, &tile.v_lo[key * kRow + dt * 16 + col]);
+                            mma16816<T>(o[2 * dt], pa, b[0], b[1]);
+                            mma16816<T>(o[2 * dt + 1], pa, b[2], b[3]);
                         }
                     }
-                    wmma::store_matrix_sync(&ws.s[0][nb * 16], acc, kKeys, wmma::mem_row_major);
                 }
-                __syncwarp();
-
-                // Online softmax: lanes 2r and 2r+1 share row r, 32 keys each. Each lane starts
-                // at its own column (skew), so the 32 lanes read 32 different banks.
-                float tmax = -INFINITY;
-                for (int jj = 0; jj < 32; ++jj) {
-                    const int j = half * 32 + ((jj + lane) & 31);
-                    if (j < n) tmax = fmaxf(tmax, ws.s[my_row][j] * scale + sm.mask[j]);
-                }
-                tmax = fmaxf(tmax, __shfl_xor_sync(0xffffffffu, tmax, 1));
-                const float m_new = fmaxf(m, tmax);  // finite: n >= 1, masks are finite
-                const float corr = m == -INFINITY ? 0.f : expf(m - m_new);
-                float sum = 0.f;
-                for (int jj = 0; jj < 32; ++jj) {
-                    const int j = half * 32 + ((jj + lane) & 31);
-                    const float pj = j < n ? expf(ws.s[my_row][j] * scale + sm.mask[j] - m_new) : 0.f;
-                    split(pj, ws.p_hi[my_row][j], ws.p_lo[my_row][j]);
-                    sum += pj;
-                }
-                sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-                l = l * corr + sum;
-                m = m_new;
-                if (half == 0) ws.corr[my_row] = corr;
-                __syncwarp();
-                for (int e = lane; e < 16 * HD; e += 32) ws.o[e / HD][e % HD] *= ws.corr[e / HD];
-                __syncwarp();
-
-                // O += P V, P and V each as head + remainder (the remainders' product is below
-                // float32's own rounding and is left out).
-                for (int nb = 0; nb < HD / 16; ++nb) {
-                    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
-                    wmma::load_matrix_sync(acc, &ws.o[0][nb * 16], HD, wmma::mem_row_major);
-#pragma unroll
-                    for (int kb = 0; kb < kKeys / 16; ++kb) {
-                        wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> pa;
-                        wmma::fragment<wmma::matrix_b, 16, 16, 16, T, wmma::row_major> vf;
-                        wmma::load_matrix_sync(vf, &sm.v_hi[kb * 16][nb * 16], HD);
-                        wmma::load_matrix_sync(pa, &ws.p_hi[0][kb * 16], kKeys);
-                        wmma::mma_sync(acc, pa, vf, acc);
-                        wmma::load_matrix_sync(pa, &ws.p_lo[0][kb * 16], kKeys);
-                        wmma::mma_sync(acc, pa, vf, acc);
-                        if (ks.f32) {
-                            wmma::load_matrix_sync(vf, &sm.v_lo[kb * 16][nb * 16], HD);
-                            wmma::load_matrix_sync(pa, &ws.p_hi[0][kb * 16], kKeys);
-                            wmma::mma_sync(acc, pa, vf, acc);
-                        }
-                    }
-                    wmma::store_matrix_sync(&ws.o[0][nb * 16], acc, HD, wmma::mem_row_major);
-                }
-                __syncwarp();
             }
         }
-        if (half == 0) ws.l[my_row] = l;
-        __syncwarp();
-        for (int e = lane; e < 16 * HD; e += 32) {
-            const int r = e / HD, c = e % HD;
-            if (w0 + r >= blk.query_end) continue;
-            const float lr = ws.l[r];
-            out[int64_t(w0 + r) * out_stride + int64_t(h) * HD + c] = from_f<T>(lr > 0.f ? ws.o[r][c] / lr : 0.f);
+        if (!busy) continue;
+#pragma unroll
+        for (int o2 = 1; o2 < 4; o2 <<= 1) {
+            l_a += __shfl_xor_sync(0xffffffffu, l_a, o2);
+            l_b += __shfl_xor_sync(0xffffffffu, l_b, o2);
         }
-        __syncwarp();
+        const float inv_a = l_a > 0.f ? 1.f / l_a : 0.f, inv_b = l_b > 0.f ? 1.f / l_b : 0.f;  // 0: no keys
+        T* out_a = out + int64_t(row_a) * out_stride + int64_t(h) * HD + tig * 2;
+        T* out_b = out + int64_t(row_b) * out_stride + int64_t(h) * HD + tig * 2;
+#pragma unroll
+        for (int d = 0; d < kDimTiles; ++d) {
+            if (ok_a) *reinterpret_cast<uint32_t*>(out_a + d * 8) = pack2<T>(o[d][0] * inv_a, o[d][1] * inv_a);
+            if (ok_b) *reinterpret_cast<uint32_t*>(out_b + d * 8) = pack2<T>(o[d][2] * inv_b, o[d][3] * inv_b);
+        }
     }
 }
 
-template <class T, int HD, int W>
+template <class T, int HD>
 void launch(const void* q, int64_t q_stride, const Sources& src, const DevicePlan& plan, int heads, float scale,
             void* out, int64_t out_stride, cudaStream_t stream) {
-    const size_t smem = sizeof(Smem<T, HD, W>);
-    PRECIS_CUDA_CHECK(
-        cudaFuncSetAttribute(mma_kernel<T, HD, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-    mma_kernel<T, HD, W><<<dim3(unsigned(plan.block_count()), unsigned(heads)), W * 32, smem, stream>>>(
+    const size_t smem = sizeof(Tile<T, HD>);
+    PRECIS_CUDA_CHECK(cudaFuncSetAttribute(flash_kernel<T, HD>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    flash_kernel<T, HD><<<dim3(unsigned(plan.block_count()), unsigned(heads)), kWarps * 32, smem, stream>>>(
         static_cast<const T*>(q), q_stride, src, plan.blocks(), plan.segments(), scale, static_cast<T*>(out),
         out_stride);
     PRECIS_CUDA_LAUNCHED();
@@ -191,26 +306,32 @@ void launch(const void* q, int64_t q_stride, const Sources& src, const DevicePla
 template <class T>
 bool dispatch(const void* q, int64_t q_stride, const Sources& src, const DevicePlan& plan, int heads, int head_dim,
               float scale, void* out, int64_t out_stride, cudaStream_t stream) {
-    if (head_dim == 64) {
-        launch<T, 64, 8>(q, q_stride, src, plan, heads, scale, out, out_stride, stream);
-        return true;
-    }
-    if (head_dim == 128) {
-        launch<T, 128, 4>(q, q_stride, src, plan, heads, scale, out, out_stride, stream);
-        return true;
-    }
-    return false;
+    if (head_dim == 64)
+        launch<T, 64>(q, q_stride, src, plan, heads, scale, out, out_stride, stream);
+    else
+        launch<T, 128>(q, q_stride, src, plan, heads, scale, out, out_stride, stream);
+    return true;
 }
 
-bool aligned32(const void* p) { return reinterpret_cast<uintptr_t>(p) % 32 == 0; }
+bool aligned(const void* p, size_t bytes) { return reinterpret_cast<uintptr_t>(p) % bytes == 0; }
+
+// Tiles are read 16 bytes at a time: every source's base, row and head strides must keep that.
+bool vector_readable(const KeySource& s, size_t element_bytes) {
+    if (s.rows == 0) return true;
+    const size_t e = s.f32 ? 4 : element_bytes;
+    const int64_t per = int64_t(16 / e);
+    return aligned(s.k, 16) && aligned(s.v, 16) && s.row_stride % per == 0 && s.head_stride % per == 0;
+}
 
 }  // namespace
 
 bool plan_attention_mma(Precision p, const void* q, int64_t q_stride, const Sources& src, const DevicePlan& plan,
                         int heads, int head_dim, float scale, void* out, int64_t out_stride, cudaStream_t stream) {
     if (p == Precision::F32 || (head_dim != 64 && head_dim != 128)) return false;
-    // Rows are read 16 values at a time: strides and bases on 16-element boundaries.
-    if (q_stride % 16 != 0 || out_stride % 16 != 0 || !aligned32(q) || !aligned32(out)) return false;
+    // Queries and outputs move two values per register: even strides, 4-byte aligned bases.
+    if (q_stride % 2 != 0 || out_stride % 2 != 0 || !aligned(q, 4) || !aligned(out, 4)) return false;
+    for (const KeySource& s : src.s)
+        if (!vector_readable(s, 2)) return false;
     if (p == Precision::F16)
         return dispatch<__half>(q, q_stride, src, plan, heads, head_dim, scale, out, out_stride, stream);
     return dispatch<__nv_bfloat16>(q, q_stride, src, plan, heads, head_dim, scale, out, out_stride, stream);

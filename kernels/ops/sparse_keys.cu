@@ -79,38 +79,51 @@ __global__ void pooling_kernel(Geo g, const T* k, const T* v, const float* mask,
 }
 
 // bos_pooling: softmax over the group of q0.k / sqrt(hd) + mask, with q0 the query of token 0.
-// One thread per (head, j, d); the group's weights are recomputed per pass (max, sum,
-// accumulate) rather than stored, so any factor works without scratch.
+// One warp per (head, j): the lanes split the dims of each score and sum it with shuffles, and
+// each lane accumulates its own dims (up to 4: head_dim <= 128). The group's scores are
+// recomputed per pass (max, sum, accumulate) rather than stored, so any factor works.
 template <class T>
 __global__ void bos_pooling_kernel(Geo g, const T* q, const T* k, const T* v, const float* mask, float* ok,
                                    float* ov, float* om) {
-    const int64_t n = int64_t(g.heads) * g.len * g.hd;
+    const int warps = blockDim.x / 32, lane = threadIdx.x % 32;
+    const int64_t groups = int64_t(g.heads) * g.len;
     const float sq = sqrtf(float(g.hd));
-    for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
-        const int d = int(e % g.hd);
-        const int j = int((e / g.hd) % g.len);
-        const int h = int(e / (int64_t(g.hd) * g.len));
+    for (int64_t w = int64_t(blockIdx.x) * warps + threadIdx.x / 32; w < groups; w += int64_t(gridDim.x) * warps) {
+        const int j = int(w % g.len), h = int(w / g.len);
         const int64_t q0 = tok(g, 0, h);
         auto score = [&](int u) {
             const int t = j * g.f + u;
             float dot = 0.0f;
-            for (int c = 0; c < g.hd; ++c) dot = fmaf(ld(q, q0 + c), ld(k, tok(g, t, h) + c), dot);
+            for (int c = lane; c < g.hd; c += 32) dot = fmaf(ld(q, q0 + c), ld(k, tok(g, t, h) + c), dot);
+            for (int o = 16; o > 0; o >>= 1) dot += __shfl_xor_sync(0xffffffffu, dot, o);
             return dot / sq + mask[t];
         };
         float mx = -INFINITY;
         for (int u = 0; u < g.f; ++u) mx = fmaxf(mx, score(u));
         float sum = 0.0f;
         for (int u = 0; u < g.f; ++u) sum += expf(score(u) - mx);
-        float sk = 0.0f, sv = 0.0f;
+        float sk[4] = {0.f, 0.f, 0.f, 0.f}, sv[4] = {0.f, 0.f, 0.f, 0.f};
         for (int u = 0; u < g.f; ++u) {
             const float wu = expf(score(u) - mx) / sum;
-            const int t = j * g.f + u;
-            sk = fmaf(wu, ld(k, tok(g, t, h) + d), sk);
-            sv = fmaf(wu, ld(v, tok(g, t, h) + d), sv);
+            const int64_t row = tok(g, j * g.f + u, h);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) {
+                const int d = lane + 32 * i;
+                if (d < g.hd) {
+                    sk[i] = fmaf(wu, ld(k, row + d), sk[i]);
+                    sv[i] = fmaf(wu, ld(v, row + d), sv[i]);
+                }
+            }
         }
-        st(ok, out_at(g, h, j) + d, sk);
-        st(ov, out_at(g, h, j) + d, sv);
-        if (d == 0) om[int64_t(h) * g.len + j] = 0.0f;  // the reference's quirk: never masked
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int d = lane + 32 * i;
+            if (d < g.hd) {
+                st(ok, out_at(g, h, j) + d, sk[i]);
+                st(ov, out_at(g, h, j) + d, sv[i]);
+            }
+        }
+        if (lane == 0) om[int64_t(h) * g.len + j] = 0.0f;  // the reference's quirk: never masked
     }
 }
 
@@ -146,24 +159,27 @@ __global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, fl
 }
 
 // lsh: one CTA per (head, chunk). Shared memory holds the items of the current round and the
-// buckets of the next (bs x hd each) plus counts; keys go through all rounds first (recording
-// every item's bucket), then the values replay the recorded buckets in the same buffers.
-// Bucket sums add items in item order, one thread per dim, exactly like the CPU loop.
+// buckets of the next (bs rows of hd each, padded to hd + 1 so that a warp whose lanes own
+// consecutive items reads 32 different banks) plus counts; keys go through all rounds first
+// (recording every item's bucket), then the values replay the recorded buckets in the same
+// buffers. Bucket sums add items in item order, one thread per dim, exactly like the CPU loop;
+// the normalized items are computed once per round (into the buckets' buffer, free until the
+// sums) with the CPU's expression, so the projections, and the buckets, come out identical.
 template <class T>
-__global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const T* v, const float* mask, float* ok,
-                           float* ov, float* om) {
+__global__ void lsh_kernel(Geo g, int rounds, const float* __restrict__ R, const T* k, const T* v,
+                           const float* mask, float* ok, float* ov, float* om) {
     extern __shared__ float sm[];
-    const int bs = g.bs, hd = g.hd, h = blockIdx.y, c = blockIdx.x, out_final = bs / g.f;
-    float* in_x = sm;                  // bs * hd
-    float* out_x = in_x + bs * hd;     // bs * hd
-    float* in_c = out_x + bs * hd;     // bs
+    const int bs = g.bs, hd = g.hd, ld_x = hd + 1, h = blockIdx.y, c = blockIdx.x, out_final = bs / g.f;
+    float* in_x = sm;                  // bs * ld_x
+    float* out_x = in_x + bs * ld_x;   // bs * ld_x
+    float* in_c = out_x + bs * ld_x;   // bs
     float* out_c = in_c + bs;          // bs
     int* bucket = reinterpret_cast<int*>(out_c + bs);  // rounds * bs
     for (int pass = 0; pass < 2; ++pass) {  // 0: keys (bucketing), 1: values (replay)
         const T* src = pass == 0 ? k : v;
         for (int e = threadIdx.x; e < bs * hd; e += blockDim.x) {
             const int u = e / hd, d = e % hd, t = c * bs + u;
-            in_x[e] = mask[t] == 0.0f ? ld(src, tok(g, t, h) + d) : 0.0f;
+            in_x[u * ld_x + d] = mask[t] == 0.0f ? ld(src, tok(g, t, h) + d) : 0.0f;
         }
         for (int u = threadIdx.x; u < bs; u += blockDim.x) in_c[u] = mask[c * bs + u] == 0.0f ? 1.0f : 0.0f;
         __syncthreads();
@@ -173,20 +189,30 @@ __global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const 
             const int out = r + 1 < rounds ? bs : out_final, nh = out / 2;
             int* bk = bucket + r * bs;
             if (pass == 0) {
-                const float* Rh = R + r_off + int64_t(h) * hd * nh;  // [hd][nh]
+                // The item norms (out_c is free until the counts below), then x / norm * bin.
                 for (int u = threadIdx.x; u < items; u += blockDim.x) {
-                    const float* x = in_x + u * hd;
+                    const float* x = in_x + u * ld_x;
                     float nrm = 0.0f;
                     for (int d = 0; d < hd; ++d) nrm = fmaf(x[d], x[d], nrm);
-                    nrm = fmaxf(sqrtf(nrm), 1e-12f);
+                    out_c[u] = fmaxf(sqrtf(nrm), 1e-12f);
+                }
+                __syncthreads();
+                for (int e = threadIdx.x; e < items * hd; e += blockDim.x) {
+                    const int u = e / hd, d = e % hd;
                     const float bin = fminf(fmaxf(in_c[u], 0.0f), 1.0f);
+                    out_x[u * ld_x + d] = in_x[u * ld_x + d] / out_c[u] * bin;
+                }
+                __syncthreads();
+                const float* Rh = R + r_off + int64_t(h) * hd * nh;  // [hd][nh]
+                for (int u = threadIdx.x; u < items; u += blockDim.x) {
+                    const float* xn = out_x + u * ld_x;
                     // argmax over [proj, -proj], first maximum wins: the first max of proj, unless
                     // -proj has a strictly larger max (then its first index).
                     int best_hi = 0, best_lo = 0;
                     float hi = 0.0f, lo = 0.0f;
                     for (int e = 0; e < nh; ++e) {
                         float pr = 0.0f;
-                        for (int d = 0; d < hd; ++d) pr = fmaf(x[d] / nrm * bin, Rh[d * nh + e], pr);
+                        for (int d = 0; d < hd; ++d) pr = fmaf(xn[d], __ldg(Rh + d * nh + e), pr);
                         if (e == 0 || pr > hi) hi = pr, best_hi = e;
                         if (e == 0 || pr < lo) lo = pr, best_lo = e;
                     }
@@ -195,16 +221,16 @@ __global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const 
                 r_off += int64_t(g.heads) * hd * nh;
             }
             __syncthreads();
-            for (int e = threadIdx.x; e < out * hd; e += blockDim.x) out_x[e] = 0.0f;
+            for (int e = threadIdx.x; e < out * ld_x; e += blockDim.x) out_x[e] = 0.0f;
             __syncthreads();
             for (int d = threadIdx.x; d < hd; d += blockDim.x)
-                for (int u = 0; u < items; ++u) out_x[bk[u] * hd + d] += in_x[u * hd + d];
+                for (int u = 0; u < items; ++u) out_x[bk[u] * ld_x + d] += in_x[u * ld_x + d];
             if (threadIdx.x == 0) {
                 for (int b = 0; b < out; ++b) out_c[b] = 0.0f;
                 for (int u = 0; u < items; ++u) out_c[bk[u]] += in_c[u];
             }
             __syncthreads();
-            for (int e = threadIdx.x; e < out * hd; e += blockDim.x) in_x[e] = out_x[e];
+            for (int e = threadIdx.x; e < out * ld_x; e += blockDim.x) in_x[e] = out_x[e];
             for (int b = threadIdx.x; b < out; b += blockDim.x) in_c[b] = out_c[b];
             __syncthreads();
             items = out;
@@ -212,7 +238,7 @@ __global__ void lsh_kernel(Geo g, int rounds, const float* R, const T* k, const 
         float* dst = pass == 0 ? ok : ov;
         for (int e = threadIdx.x; e < out_final * hd; e += blockDim.x) {
             const int b = e / hd, d = e % hd, j = c * out_final + b;
-            st(dst, out_at(g, h, j) + d, in_x[e] / (in_c[b] + 1e-8f));
+            st(dst, out_at(g, h, j) + d, in_x[b * ld_x + d] / (in_c[b] + 1e-8f));
         }
         if (pass == 0)
             for (int b = threadIdx.x; b < out_final; b += blockDim.x)
@@ -237,7 +263,8 @@ void launch_sparse(const SparseKeysArgs& a, const Geo& g, int kind, int rounds, 
             break;
         case 3: pooling_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, k, v, a.token_mask, ok, ov, a.sparse_mask); break;
         case 4:
-            bos_pooling_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, q, k, v, a.token_mask, ok, ov, a.sparse_mask);
+            bos_pooling_kernel<T><<<grid_for(int64_t(g.heads) * g.len * 32), 256, 0, stream>>>(
+                g, q, k, v, a.token_mask, ok, ov, a.sparse_mask);
             break;
         case 5:
             norm_kernel<T><<<dim3(g.T / g.bs, g.heads), 128, size_t(g.bs) * sizeof(float), stream>>>(
@@ -341,7 +368,8 @@ void build_sparse_keys(const SparseKeysArgs& a, cudaStream_t stream) {
     size_t lsh_smem = 0;
     if (kind == 6) {
         check(a.lsh_r != nullptr, "build_sparse_keys: sparsity type lsh needs the projections (lsh_r is null)");
-        lsh_smem = (size_t(2) * g.bs * g.hd + 2 * size_t(g.bs)) * sizeof(float) + size_t(rounds) * g.bs * sizeof(int);
+        lsh_smem = (size_t(2) * g.bs * (g.hd + 1) + 2 * size_t(g.bs)) * sizeof(float) +
+                   size_t(rounds) * g.bs * sizeof(int);
         check(lsh_smem <= 200 * 1024, "build_sparse_keys: lsh with min(B, SB) = " + std::to_string(g.bs) +
                                           " and head_dim " + std::to_string(g.hd) +
                                           " needs more shared memory than the kernel supports");

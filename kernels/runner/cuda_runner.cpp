@@ -13,7 +13,7 @@
 #include "kernels/runner/device_memory.h"
 #include "kernels/runner/device_model.h"
 #include "kernels/runner/device_search.h"
-#include "kernels/runner/product_timer.h"
+#include "kernels/span_timer.h"
 
 namespace precis::cuda {
 
@@ -38,8 +38,8 @@ CudaRunner::CudaRunner(int device, Precision precision)
     PRECIS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     gemm_ = std::make_unique<Gemm>(stream_);
     workspace_ = std::make_unique<EncoderWorkspace>();
-    products_ = std::make_unique<ProductTimer>();
-    attention_ = std::make_unique<ProductTimer>();
+    products_ = std::make_unique<SpanTimer>();
+    attention_ = std::make_unique<SpanTimer>();
 }
 
 CudaRunner::~CudaRunner() {
@@ -137,9 +137,19 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
         const int items = int(memories.size());
         const int K = cfg.num_beams;
         DeviceDecoder decoder(model, w, *gemm_, stream_, memories, K, effective_max_length(cfg));
-        SearchContext ctx{model, cfg, callbacks, stream_};
+        // Two events per span, recorded around work already ordered on the stream: cheap
+        // enough to keep on, and what tells device time from host time per step.
+        SpanTimer step_time, layers_time;
+        step_time.enable(true);
+        layers_time.enable(true);
+        SearchContext ctx{model, cfg, callbacks, stream_, &step_time, &layers_time};
+        const auto start = std::chrono::steady_clock::now();
         GenerationResult res =
             K == 1 ? device_greedy_search(ctx, decoder, items) : device_beam_search(ctx, decoder, items);
+        stats_.decode_steps = res.steps;
+        stats_.decode_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        stats_.decode_device_seconds = step_time.collect();
+        stats_.decode_layers_seconds = layers_time.collect();
         stats_.peak_device_bytes = device_bytes_peak();
         return res;
     });

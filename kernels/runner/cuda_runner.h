@@ -17,7 +17,7 @@ namespace precis::cuda {
 class DeviceModel;
 class Gemm;
 struct EncoderWorkspace;
-class ProductTimer;
+class SpanTimer;
 
 class CudaRunner final : public ModelRunner {
 public:
@@ -50,7 +50,7 @@ private:
     std::unique_ptr<Gemm> gemm_;
     std::unique_ptr<DeviceModel> weights_;
     std::unique_ptr<EncoderWorkspace> workspace_;
-    std::unique_ptr<ProductTimer> products_, attention_;
+    std::unique_ptr<SpanTimer> products_, attention_;
     RunnerStats stats_;
     bool profiling_ = false;
     std::mutex mutex_;  // one run at a time on the stream

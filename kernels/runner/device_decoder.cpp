@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 
 #include "engine/model/model.h"
 #include "kernels/ops/elementwise.h"
@@ -66,8 +68,10 @@ DeviceDecoder::DeviceDecoder(const Model& model, const DeviceModel& weights, Gem
         device_linear(gemm_, p_, memory.get(), total, ca.v, cross_v_.back().get(), stream_);
     }
     const size_t n = size_t(rows_) * max_new;
-    ids_ = DeviceBuffer(n * sizeof(int32_t));
-    host_ids_.resize(n);
+    ids_ = DeviceBuffer((n + 1) * sizeof(int32_t));  // the ids, then the length (one copy)
+    host_ids_ = PinnedBuffer((n + 1) * sizeof(int32_t));
+    const char* env = std::getenv("PRECIS_CUDA_GRAPHS");
+    graphs_ = !(env && std::string(env) == "0");
     x_ = DeviceBuffer(n * D_ * el);
     q_ = DeviceBuffer(n * D_ * el);
     ctx_ = DeviceBuffer(n * D_ * el);
@@ -78,21 +82,68 @@ DeviceDecoder::DeviceDecoder(const Model& model, const DeviceModel& weights, Gem
     PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
 }
 
+DeviceDecoder::~DeviceDecoder() {
+    if (step_exec_) cudaGraphExecDestroy(step_exec_);
+}
+
 void DeviceDecoder::forward(const int64_t* tokens, int new_len) {
     check(new_len >= 1 && new_len <= max_new_, "decoder: bad number of new tokens");
     check(length_ + new_len <= max_length_, "decoder: the sequence outgrew its cache");
-    const ModelConfig& cfg = model_.config();
-    const int64_t n = int64_t(rows_) * new_len, D = D_;
+    const int64_t n = int64_t(rows_) * new_len;
+    int32_t* staged = host_ids_.as<int32_t>();
     for (int64_t i = 0; i < n; ++i) {
         check(tokens[i] >= 0 && tokens[i] < V_, "decoder: token id " + std::to_string(tokens[i]) +
                                                     " is outside the vocabulary of " + std::to_string(V_));
-        host_ids_[size_t(i)] = int32_t(tokens[i]);
+        staged[i] = int32_t(tokens[i]);
     }
-    PRECIS_CUDA_CHECK(
-        cudaMemcpyAsync(ids_.get(), host_ids_.data(), size_t(n) * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
+    // The staging buffer is rewritten only after the search has synchronized on this step.
+    staged[n] = int32_t(length_);
+    PRECIS_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), staged, size_t(n + 1) * sizeof(int32_t), cudaMemcpyHostToDevice,
+                                      stream_));
+    if (new_len == 1 && graphs_) replay_step();
+    else layers(new_len);
+    length_ += new_len;
+}
+
+void DeviceDecoder::replay_step() {
+    if (!step_exec_) {
+        if (eager_steps_++ == 0) {  // sizes every scratch buffer: no allocation while capturing
+            layers(1);
+            return;
+        }
+        cudaGraph_t graph = nullptr;
+        PRECIS_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+        bool captured = true;
+        try {
+            layers(1);
+        } catch (...) {
+            // A launch the capture refused, or any failure: the stream must still leave capture
+            // mode; the eager run below repeats the step and rethrows an error that is real.
+            captured = false;
+        }
+        const cudaError_t end = cudaStreamEndCapture(stream_, &graph);
+        if (captured && end == cudaSuccess && graph &&
+            cudaGraphInstantiate(&step_exec_, graph, 0) != cudaSuccess)
+            step_exec_ = nullptr;
+        if (graph) cudaGraphDestroy(graph);
+        if (!step_exec_) {
+            (void)cudaGetLastError();  // capture errors are not sticky; clear the last one
+            graphs_ = false;
+            layers(1);
+            return;
+        }
+    }
+    PRECIS_CUDA_CHECK(cudaGraphLaunch(step_exec_, stream_));
+}
+
+void DeviceDecoder::layers(int new_len) {
+    const ModelConfig& cfg = model_.config();
+    const int64_t n = int64_t(rows_) * new_len, D = D_;
+    // The cache length as of this step, on the device (after the ids in ids_).
+    const int32_t* length = ids_.as<int32_t>() + n;
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
-    embed(p_, ids_.as<int32_t>(), n, w_.token_embeddings.get(), V_, D, scale, w_.decoder_positions.get(), 2 + length_,
-          new_len, x_.get(), stream_);
+    embed(p_, ids_.as<int32_t>(), n, w_.token_embeddings.get(), V_, D, scale, w_.decoder_positions.get(), 2, new_len,
+          x_.get(), stream_, length);
     add_layer_norm(p_, x_.get(), nullptr, nullptr, n, D, w_.decoder_embedding_norm.g(), w_.decoder_embedding_norm.b(),
                    1e-5f, stream_);
     const float qscale = 1.f / std::sqrt(float(hd_));
@@ -100,11 +151,13 @@ void DeviceDecoder::forward(const int64_t* tokens, int new_len) {
         const DeviceDecoderLayer& lw = w_.decoder_layers[size_t(l)];
         device_linear(gemm_, p_, x_.get(), n, lw.self_attn.q, q_.get(), stream_);
         device_linear(gemm_, p_, x_.get(), n, lw.self_attn.k, tmp_.get(), stream_);
-        append_to_cache(p_, tmp_.get(), self_k_[size_t(l)].get(), rows_, new_len, length_, max_length_, D, stream_);
+        append_to_cache(p_, tmp_.get(), self_k_[size_t(l)].get(), rows_, new_len, length_, max_length_, D, stream_,
+                        length);
         device_linear(gemm_, p_, x_.get(), n, lw.self_attn.v, tmp_.get(), stream_);
-        append_to_cache(p_, tmp_.get(), self_v_[size_t(l)].get(), rows_, new_len, length_, max_length_, D, stream_);
+        append_to_cache(p_, tmp_.get(), self_v_[size_t(l)].get(), rows_, new_len, length_, max_length_, D, stream_,
+                        length);
         cached_self_attention(p_, q_.get(), self_k_[size_t(l)].get(), self_v_[size_t(l)].get(), rows_, new_len,
-                              length_, max_length_, heads_, hd_, qscale, ctx_.get(), stream_);
+                              length_, max_length_, heads_, hd_, qscale, ctx_.get(), stream_, length);
         gemm_.linear(p_, ctx_.get(), n, D, lw.self_attn.out.weight.get(), D, tmp_.get());
         add_layer_norm(p_, x_.get(), tmp_.get(), lw.self_attn.out.b(), n, D, lw.self_attn_norm.g(),
                        lw.self_attn_norm.b(), 1e-5f, stream_);
@@ -128,7 +181,6 @@ void DeviceDecoder::forward(const int64_t* tokens, int new_len) {
         add_layer_norm(p_, x_.get(), tmp_.get(), lw.fc2.b(), n, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f,
                        stream_);
     }
-    length_ += new_len;
 }
 
 const float* DeviceDecoder::logits(int new_len) {

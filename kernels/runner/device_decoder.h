@@ -2,6 +2,14 @@
 // The BART decoder on the device, for one generation: self-attention caches sized up front,
 // cross-attention keys/values computed once per document and read by all its beams, and
 // float32 logits for the search. Mirrors engine/model/decoder.h; a step allocates nothing.
+//
+// A one-token step is about a hundred small launches (cuBLAS products, norms, attention),
+// each shorter than the host takes to issue it; so the step's layers are captured once as a
+// CUDA graph and replayed: the kernels that depend on the step read the cache length from
+// device memory, and the host only copies the new ids and that length before each replay.
+// The first step runs eagerly (it sizes every scratch buffer, so nothing allocates while
+// capturing); a capture the driver refuses falls back to eager steps. PRECIS_CUDA_GRAPHS=0
+// turns the graph off (for comparing the two).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -30,6 +38,9 @@ public:
     DeviceDecoder(const Model& model, const DeviceModel& weights, Gemm& gemm, cudaStream_t stream,
                   const std::vector<const DeviceMemory*>& memories, int rows_per_item, int max_length,
                   int max_new = 1);
+    ~DeviceDecoder();
+    DeviceDecoder(const DeviceDecoder&) = delete;
+    DeviceDecoder& operator=(const DeviceDecoder&) = delete;
 
     int rows() const { return rows_; }
     int length() const { return length_; }
@@ -40,8 +51,12 @@ public:
     const float* logits(int new_len = 1);
     // Row r continues the history of row parents[r]; unchanged rows are not copied.
     void reorder(const std::vector<int>& parents);
+    // Whether one-token steps replay a captured graph (false after a refused capture).
+    bool step_graph_in_use() const { return step_exec_ != nullptr; }
 
 private:
+    void layers(int new_len);  // every decoder layer, reading ids_ and the device length
+    void replay_step();         // layers(1) through the step graph, capturing it on first need
     const Model& model_;
     const DeviceModel& w_;
     Gemm& gemm_;
@@ -56,8 +71,11 @@ private:
     int max_memory_rows_ = 0;
     MemoryAttention cross_attention_;
     DeviceBuffer ids_, x_, q_, ctx_, tmp_, hidden_, logits_;
-    std::vector<int32_t> host_ids_;
+    PinnedBuffer host_ids_;  // int32 [rows * new_len] ids, then the cache length: one copy per step
     CacheReorder reorder_;
+    bool graphs_ = true;          // PRECIS_CUDA_GRAPHS != 0 and no capture refused yet
+    int eager_steps_ = 0;
+    cudaGraphExec_t step_exec_ = nullptr;
 };
 
 }  // namespace precis::cuda

@@ -11,31 +11,11 @@
 #include "kernels/ops/gemm.h"
 #include "kernels/runner/device_memory.h"
 #include "kernels/runner/device_model.h"
-#include "kernels/runner/product_timer.h"
+#include "kernels/span_timer.h"
 
 namespace precis::cuda {
 
 namespace {
-
-// The LSH projections of one layer, every round in order, as the CPU draws them (the same
-// generator and call index, so a seeded run hashes alike on both backends).
-std::vector<float> lsh_projections_of_layer(LshProjections& lsh, const LsgSettings& s, int layer, int heads, int hd) {
-    const int bs = std::min(s.block_size, s.sparse_block_size);
-    const int f = s.sparsity_factor;
-    std::vector<float> all;
-    for (int r = 0; r <= s.lsh_num_pre_rounds; ++r) {
-        const int buckets = r < s.lsh_num_pre_rounds ? bs : bs / f;
-        std::vector<float> round = lsh.get(layer, r, heads, hd, buckets / 2);
-        all.insert(all.end(), round.begin(), round.end());
-    }
-    return all;
-}
-
-bool draws_lsh(const AttentionOptions& a) {
-    const LsgSettings& s = a.lsg;
-    return a.kind == ::precis::EncoderAttention::Lsg && s.sparse_enabled() && s.sparsity_type == SparsityType::Lsh &&
-           s.sparsity_factor != 1 && s.sparsity_factor != s.sparse_block_size;
-}
 
 // Rows of a device buffer as float32 on the host: a blocking copy of the stored bits, widened
 // on the CPU, so no kernel is queued on a stream another run may be using. The caller makes
@@ -66,6 +46,19 @@ Tensor memory_on_host(const DeviceMemory& m, int device_index) {
 
 }  // namespace
 
+LayerFence::~LayerFence() {
+    for (cudaEvent_t e : events_)
+        if (e) cudaEventDestroy(e);
+}
+
+void LayerFence::mark(int layer, cudaStream_t stream) {
+    cudaEvent_t& e = events_[layer % 2];
+    if (!e) PRECIS_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    PRECIS_CUDA_CHECK(cudaEventRecord(e, stream));
+}
+
+void LayerFence::wait(int layer) { PRECIS_CUDA_CHECK(cudaEventSynchronize(events_[layer % 2])); }
+
 EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vector<int64_t>>& ids,
                             const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                             const RunCallbacks& cb, bool keep_layer_states) {
@@ -83,7 +76,7 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
 
     // The CPU draws a fresh LSH matrix per encoder forward (EncoderSelfAttention); so does this.
     std::shared_ptr<LshProjections> lsh;
-    if (draws_lsh(attention)) {
+    if (draws_lsh_projections({attention.kind, attention.lsg, attention.fovea})) {
         lsh = attention.lsh ? attention.lsh : std::make_shared<LshProjections>(LshProjections::seeded(attention.lsh_seed));
         lsh->next_call();
     }
@@ -134,6 +127,8 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
             out.layer_states.push_back(rows_on_host(p, x, S, D));
         }
         ws.attention.prepare({attention.kind, attention.lsg, attention.fovea}, G, Tp, heads, hd, p, stream);
+        std::vector<float> lsh_next;  // the projections of the layer about to run
+        if (lsh && plan.sparse) lsh_next = lsh_projections_of_layer(*lsh, attention.lsg, 0, heads, hd);
         check(ws.attention.sparse_path() == plan.sparse, "encoder: the device attention disagrees with the row plan");
         for (int layer = 0; layer < L; ++layer) {
             cb.check_abort();
@@ -148,13 +143,14 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
             if (lw.self_attn.k.b()) bias_activation(p, ws.k.get(), lw.self_attn.k.b(), S, D, false, stream);
             if (lw.self_attn.v.b()) bias_activation(p, ws.v.get(), lw.self_attn.v.b(), S, D, false, stream);
             const float* lsh_r = nullptr;
-            if (lsh && plan.sparse) {
-                const std::vector<float> r_host = lsh_projections_of_layer(*lsh, attention.lsg, layer, heads, hd);
-                ws.lsh_r.reserve(r_host.size() * sizeof(float));
-                PRECIS_CUDA_CHECK(cudaMemcpyAsync(ws.lsh_r.get(), r_host.data(), r_host.size() * sizeof(float),
+            if (!lsh_next.empty()) {
+                // The previous layer may still read the other buffer. A copy from pageable
+                // memory has staged the host values when it returns.
+                DeviceBuffer& r = ws.lsh_r[layer % 2];
+                r.reserve(lsh_next.size() * sizeof(float));
+                PRECIS_CUDA_CHECK(cudaMemcpyAsync(r.get(), lsh_next.data(), lsh_next.size() * sizeof(float),
                                                   cudaMemcpyHostToDevice, stream));
-                PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));  // r_host goes out of scope
-                lsh_r = ws.lsh_r.as<float>();
+                lsh_r = r.as<float>();
             }
             {
                 TimedSpan t(call.attention, stream);
@@ -177,13 +173,24 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
             }
             add_layer_norm(p, x, ws.tmp.get(), lw.fc2.b(), S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f, stream);
             if (keep_layer_states) {
-            PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-            out.layer_states.push_back(rows_on_host(p, x, S, D));
+                PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+                out.layer_states.push_back(rows_on_host(p, x, S, D));
+            }
+            ws.fence.mark(layer, stream);
+            // The next layer's projections are drawn on the host while the GPU runs this one.
+            std::vector<float> drawn;
+            if (!lsh_next.empty() && layer + 1 < L)
+                drawn = lsh_projections_of_layer(*lsh, attention.lsg, layer + 1, heads, hd);
+            lsh_next = std::move(drawn);
+            // Progress that means something (and a prompt cancel): the previous layer is done;
+            // this one stays queued, so the GPU does not wait for the host to issue the next.
+            if (layer > 0) {
+                ws.fence.wait(layer - 1);
+                cb.report(RunStage::Encoding, layer, L);
+            }
         }
-            // Progress that means something (and a prompt cancel): wait for the layer.
-            PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-            cb.report(RunStage::Encoding, layer + 1, L);
-        }
+        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
+        cb.report(RunStage::Encoding, L, L);
 
         // Hand-over to the decoder (lsg-spec section 4), as the CPU encoder does.
         out.input_length = T;

@@ -17,12 +17,29 @@ namespace precis::cuda {
 
 class DeviceModel;
 class Gemm;
-class ProductTimer;
+class SpanTimer;
+
+// Two events, so that the host waits for layer l - 1 while layer l is queued: progress (and
+// a prompt cancel) per layer, without the GPU idling while the host issues the next layer.
+class LayerFence {
+public:
+    LayerFence() = default;
+    ~LayerFence();
+    LayerFence(const LayerFence&) = delete;
+    LayerFence& operator=(const LayerFence&) = delete;
+    void mark(int layer, cudaStream_t stream);  // after everything `layer` queued
+    void wait(int layer);                       // until a marked layer (one of the last two) is done
+
+private:
+    cudaEvent_t events_[2] = {nullptr, nullptr};
+};
 
 // Buffers one runner reuses from input to input: grown to the longest, never per layer.
 struct EncoderWorkspace {
-    DeviceBuffer ids, key_mask, x, q, k, v, ctx, tmp, hidden, lsh_r;
+    DeviceBuffer ids, key_mask, x, q, k, v, ctx, tmp, hidden;
+    DeviceBuffer lsh_r[2];  // by layer parity: the next layer's are copied while this one runs
     DeviceSelfAttention attention;
+    LayerFence fence;
 };
 
 struct EncoderCall {
@@ -31,8 +48,8 @@ struct EncoderCall {
     Gemm& gemm;
     cudaStream_t stream;
     EncoderWorkspace& workspace;
-    ProductTimer& products;   // the matrix products' device time, when enabled
-    ProductTimer& attention;  // the self-attention's
+    SpanTimer& products;   // the matrix products' device time, when enabled
+    SpanTimer& attention;  // the self-attention's
     uint64_t runner_id;
 };
 

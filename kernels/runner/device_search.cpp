@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "engine/generate/beam_book.h"
 #include "engine/generate/logits_processors.h"
@@ -9,6 +10,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/ops/search_step.h"
 #include "kernels/runner/device_decoder.h"
+#include "kernels/span_timer.h"
 
 namespace precis::cuda {
 
@@ -27,19 +29,26 @@ StepRules rules_for(const GenerationConfig& cfg, int cur_len, int max_length) {
 }
 
 // The token histories the n-gram rule reads, [rows, max_length] int32 on the device. Only
-// the rows' tokens so far are sent each step (a few kilobytes), not the scores.
+// the rows' tokens so far are sent each step (a few kilobytes), not the scores, from pinned
+// memory (rewritten only after the search has synchronized on the previous step).
 class DeviceHistory {
 public:
     DeviceHistory(int rows, int max_length, cudaStream_t stream)
-        : rows_(rows), stride_(max_length), stream_(stream), host_(size_t(rows) * size_t(max_length), 0),
-          device_(host_.size() * sizeof(int32_t)) {}
+        : rows_(rows), stride_(max_length), stream_(stream), count_(size_t(rows) * size_t(max_length)),
+          host_(count_ * sizeof(int32_t)), device_(count_ * sizeof(int32_t)) {
+        std::fill_n(host_.as<int32_t>(), count_, 0);
+    }
 
     const int32_t* upload(const std::vector<std::vector<int64_t>>& seqs) {
-        for (int r = 0; r < rows_; ++r)
-            for (size_t i = 0; i < seqs[size_t(r)].size() && i < size_t(stride_); ++i)
-                host_[size_t(r) * size_t(stride_) + i] = int32_t(seqs[size_t(r)][i]);
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(device_.get(), host_.data(), host_.size() * sizeof(int32_t),
-                                          cudaMemcpyHostToDevice, stream_));
+        int32_t* h = host_.as<int32_t>();
+        size_t used = 0;  // the longest history so far: the rest of each row is not read
+        for (int r = 0; r < rows_; ++r) {
+            const size_t len = std::min(seqs[size_t(r)].size(), size_t(stride_));
+            for (size_t i = 0; i < len; ++i) h[size_t(r) * size_t(stride_) + i] = int32_t(seqs[size_t(r)][i]);
+            used = std::max(used, size_t(r) * size_t(stride_) + len);
+        }
+        PRECIS_CUDA_CHECK(
+            cudaMemcpyAsync(device_.get(), h, used * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
         return device_.as<int32_t>();
     }
     int stride() const { return stride_; }
@@ -47,7 +56,8 @@ public:
 private:
     int rows_, stride_;
     cudaStream_t stream_;
-    std::vector<int32_t> host_;
+    size_t count_;
+    PinnedBuffer host_;
     DeviceBuffer device_;
 };
 
@@ -66,12 +76,17 @@ GenerationResult device_greedy_search(const SearchContext& ctx, DeviceDecoder& d
     DeviceHistory history(items, max_length, stream);
     DeviceBuffer best_value(size_t(items) * sizeof(float)), best_index(size_t(items) * sizeof(int64_t));
     DeviceBuffer scratch(topk_scratch_bytes(items, V, 1));
-    std::vector<float> values(static_cast<size_t>(items));
-    std::vector<int64_t> indices(static_cast<size_t>(items));
+    PinnedBuffer picked(size_t(items) * (sizeof(float) + sizeof(int64_t)));  // values, then indices
+    float* values = picked.as<float>();
+    int64_t* indices = reinterpret_cast<int64_t*>(picked.as<char>() + size_t(items) * sizeof(float));
     const int total = max_length - 1;
     while (int(res.sequences[0].size()) < max_length) {
         ctx.callbacks.check_abort();
-        dec.forward(last.data(), 1);
+        std::optional<TimedSpan> step(std::in_place, ctx.step_time, stream);
+        {
+            TimedSpan layers(ctx.layers_time, stream);
+            dec.forward(last.data(), 1);
+        }
         float* scores = const_cast<float*>(dec.logits());
         const int cur_len = int(res.sequences[0].size());
         log_softmax_process(scores, items, V, history.upload(res.sequences), history.stride(), nullptr,
@@ -79,10 +94,11 @@ GenerationResult device_greedy_search(const SearchContext& ctx, DeviceDecoder& d
         // log-softmax shifts a row by a constant, so its first maximum is the processed
         // logits' first maximum, the token the CPU's greedy search picks.
         top_k(scores, items, V, 1, best_value.as<float>(), best_index.as<int64_t>(), scratch.get(), stream);
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(values.data(), best_value.get(), values.size() * sizeof(float),
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(values, best_value.get(), size_t(items) * sizeof(float),
                                           cudaMemcpyDeviceToHost, stream));
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(indices.data(), best_index.get(), indices.size() * sizeof(int64_t),
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(indices, best_index.get(), size_t(items) * sizeof(int64_t),
                                           cudaMemcpyDeviceToHost, stream));
+        step.reset();
         PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
         for (int i = 0; i < items; ++i) {
             const int64_t token = finished[size_t(i)] ? cfg.pad_token_id : indices[size_t(i)];
@@ -108,29 +124,39 @@ GenerationResult device_beam_search(const SearchContext& ctx, DeviceDecoder& dec
     const int K = book.beams(), keep = book.keep(), rows = items * K;
     check(keep <= 64, "beam search on the GPU takes at most 32 beams, not " + std::to_string(K));
     cudaStream_t stream = ctx.stream;
-    std::vector<float> top_scores(size_t(items) * size_t(keep));
-    std::vector<int64_t> top_indices(top_scores.size());
+    // Pinned: the per-step copies are plain DMAs (beam scores up; candidates down).
+    const size_t n_top = size_t(items) * size_t(keep);
+    PinnedBuffer pinned(size_t(rows) * sizeof(float) + n_top * (sizeof(float) + sizeof(int64_t)));
+    float* beam_scores = pinned.as<float>();
+    float* top_scores = beam_scores + rows;
+    int64_t* top_indices = reinterpret_cast<int64_t*>(top_scores + n_top);
     DeviceHistory history(rows, max_length, stream);
     DeviceBuffer d_beam_scores(size_t(rows) * sizeof(float));
-    DeviceBuffer d_values(top_scores.size() * sizeof(float)), d_indices(top_indices.size() * sizeof(int64_t));
+    DeviceBuffer d_values(n_top * sizeof(float)), d_indices(n_top * sizeof(int64_t));
     DeviceBuffer scratch(topk_scratch_bytes(items, int64_t(K) * V, keep));
     GenerationResult res;
     while (true) {
         ctx.callbacks.check_abort();
-        dec.forward(book.last_tokens().data(), 1);
+        std::optional<TimedSpan> step(std::in_place, ctx.step_time, stream);
+        {
+            TimedSpan layers(ctx.layers_time, stream);
+            dec.forward(book.last_tokens().data(), 1);
+        }
         float* scores = const_cast<float*>(dec.logits());
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(d_beam_scores.get(), book.beam_scores().data(), size_t(rows) * sizeof(float),
+        std::copy_n(book.beam_scores().data(), rows, beam_scores);
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(d_beam_scores.get(), beam_scores, size_t(rows) * sizeof(float),
                                           cudaMemcpyHostToDevice, stream));
         log_softmax_process(scores, rows, V, history.upload(book.sequences()), history.stride(),
                             d_beam_scores.as<float>(), rules_for(cfg, book.cur_len(), max_length), stream);
         top_k(scores, items, int64_t(K) * V, keep, d_values.as<float>(), d_indices.as<int64_t>(), scratch.get(),
               stream);
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_scores.data(), d_values.get(), top_scores.size() * sizeof(float),
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_scores, d_values.get(), n_top * sizeof(float), cudaMemcpyDeviceToHost,
+                                          stream));
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_indices, d_indices.get(), n_top * sizeof(int64_t),
                                           cudaMemcpyDeviceToHost, stream));
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(top_indices.data(), d_indices.get(), top_indices.size() * sizeof(int64_t),
-                                          cudaMemcpyDeviceToHost, stream));
+        step.reset();
         PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));
-        book.advance(top_scores.data(), top_indices.data(), V);
+        book.advance(top_scores, top_indices, V);
         dec.reorder(book.parents());
         ++res.steps;
         if (ctx.callbacks.on_tokens)

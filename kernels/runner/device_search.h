@@ -14,11 +14,15 @@ namespace precis::cuda {
 class DeviceDecoder;
 struct DeviceMemory;
 
+class SpanTimer;
+
 struct SearchContext {
     const Model& model;
     const GenerationConfig& cfg;
     const RunCallbacks& callbacks;
     cudaStream_t stream;  // the decoder's
+    SpanTimer* step_time = nullptr;    // optional: each step's device work (layers, logits, search)
+    SpanTimer* layers_time = nullptr;  // optional: each step's layers alone
 };
 
 GenerationResult device_greedy_search(const SearchContext& ctx, DeviceDecoder& decoder, int items);

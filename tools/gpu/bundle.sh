@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds what the lent GPU machine runs and packs it so that it runs there without a
 # compiler, Qt, OpenBLAS, sentencepiece, oneDNN, PCRE2 or GoogleTest (README.md):
-#   build-gpu/bundle/bin       kernels_* tests, engine_fixture_parity_test, precis-bench
+#   build-gpu/bundle/bin       kernels_* tests, engine_fixture_parity_test, precis-bench,
+#                              precis-attention-bench
 #   build-gpu/bundle/lib       every shared library they load that the GPU machine lacks
 #   build-gpu/bundle/lib-compat libstdc++/libgcc_s of this machine, used by run.sh only
 #                              when the GPU machine's own are older than the binaries need
@@ -47,7 +48,7 @@ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPRECIS_WITH_G
 # so new op tests ship without editing this script.
 mapfile -t KERNEL_TESTS < <(ninja -C "$BUILD" -t targets all | sed -n 's/^\(kernels_[A-Za-z0-9_]*\): phony$/\1/p' | sort -u)
 TEST_TARGETS=("${KERNEL_TESTS[@]}" engine_fixture_parity_test ${PRECIS_GPU_EXTRA_TARGETS:-})
-TARGETS=("${TEST_TARGETS[@]}" precis-bench)
+TARGETS=("${TEST_TARGETS[@]}" precis-bench precis-attention-bench precis-kernel-trace)
 echo "== build (${#TARGETS[@]} targets, $JOBS jobs): ${TARGETS[*]}"
 # -k 0: keep building the others when one fails, so a broken op test does not hide the rest.
 ninja -C "$BUILD" -j "$JOBS" -k 0 "${TARGETS[@]}" >"$BUILD.build.log" 2>&1
@@ -64,7 +65,12 @@ missing=()
 for t in "${TEST_TARGETS[@]}"; do
     if [ -x "$BUILD/tests/$t" ]; then cp "$BUILD/tests/$t" "$BUNDLE/bin/"; else missing+=("$t"); fi
 done
-if [ -x "$BUILD/bin/precis-bench" ]; then cp "$BUILD/bin/precis-bench" "$BUNDLE/bin/"; else missing+=(precis-bench); fi
+for b in precis-bench precis-attention-bench; do
+    if [ -x "$BUILD/bin/$b" ]; then cp "$BUILD/bin/$b" "$BUNDLE/bin/"; else missing+=("$b"); fi
+done
+# The CUPTI kernel tracer (run.sh's profile on machines without nsys), preloaded, so in lib/.
+if [ -f "$BUILD/bin/libprecis-kernel-trace.so" ]; then cp "$BUILD/bin/libprecis-kernel-trace.so" "$BUNDLE/lib/"
+else missing+=(precis-kernel-trace); fi
 # A stale binary from an earlier build would pass for a fresh one: ship only targets that
 # Ninja now calls up to date (their sources, libraries included, all built), and say what is missing.
 if [ $build_rc -ne 0 ]; then
@@ -160,7 +166,7 @@ if [ "${PRECIS_GPU_SKIP_TESTS:-0}" != 1 ]; then
     echo "== tests here (GPU cases skip)"
     failed=()
     for f in "$BUNDLE"/bin/*; do
-        [ "$(basename "$f")" = precis-bench ] && continue
+        case "$(basename "$f")" in precis-bench | precis-attention-bench) continue ;; esac
         if env -i PATH=/usr/bin:/bin HOME="${HOME:-/tmp}" LD_LIBRARY_PATH="$BUNDLE/lib$CUDA_DIR" \
             PRECIS_FIXTURES="$BUNDLE/fixtures" timeout 900 "$f" >"$BUILD/$(basename "$f").here.log" 2>&1; then
             echo "  $(basename "$f"): $(grep -E '^\[  PASSED  \]' "$BUILD/$(basename "$f").here.log" | head -1)" \

@@ -25,8 +25,11 @@
 #   PRECIS_GPU_SANITIZER_FILTER=...  a gtest filter instead of the first N tests
 #   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
 #   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
-#   PRECIS_GPU_SKIP="tests sanitizer bench cpu hf"  phases to leave out
-#   PRECIS_GPU_PROFILE=1        also an Nsight Systems kernel summary of one 16k cell (profile/)
+#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf"  phases to leave out (eager: the
+#                               4k and 16k norm cells again with PRECIS_CUDA_GRAPHS=0)
+#   PRECIS_GPU_BUDGET_ATTN=60   precis-attention-bench (PRECIS_GPU_ATTN_LENGTHS=4096,16384)
+#   PRECIS_GPU_PROFILE=1        also a per-kernel profile of one short 4k cell (profile/; nsys,
+#                               else ncu: PRECIS_GPU_PROFILE_LAUNCHES, PRECIS_GPU_BUDGET_PROFILE)
 set -u
 START=$(date +%s)
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -214,7 +217,10 @@ cell() {  # device sparsity(full = full attention) length new_tokens timeout
     [ "$sp" = full ] && att=(--attention full)
     local dtype=(--dtype fp16)
     [ "$dev" = cpu ] && dtype=()
-    bounded "$limit" "$BENCH" --shape base --device "$dev" "${dtype[@]}" --compute-type fp32 --lengths "$len" \
+    # cuda_eager: the GPU with the decoder's step graph off (PRECIS_CUDA_GRAPHS=0), to compare.
+    local run=(env) device=$dev
+    [ "$dev" = cuda_eager ] && run=(env PRECIS_CUDA_GRAPHS=0) && device=cuda
+    bounded "$limit" "${run[@]}" "$BENCH" --shape base --device "$device" "${dtype[@]}" --compute-type fp32 --lengths "$len" \
         "${att[@]}" --new-tokens "$tokens" --beams 5 --repeat "$REPEAT" --json \
         >"$REPORT/bench/$name.json" 2>"$REPORT/bench/$name.log"
     local rc=$?
@@ -259,30 +265,78 @@ if [ ! -x "$BENCH" ]; then
 else
     # shellcheck disable=SC2086
     skipped bench || { say "== benchmark, cuda fp16 (budget ${PRECIS_GPU_BUDGET_BENCH:-120}s)"; run_cells "${PRECIS_GPU_BUDGET_BENCH:-120}" cuda "$NEW_TOKENS" $GPU_CELLS; }
+    skipped eager || { say "== benchmark, cuda fp16 without the step graph (budget 40s)"; run_cells 40 cuda_eager "$NEW_TOKENS" norm:4096 norm:16384; }
     # shellcheck disable=SC2086
     skipped cpu || { say "== benchmark, cpu baseline (budget ${PRECIS_GPU_BUDGET_CPU:-30}s)"; run_cells "${PRECIS_GPU_BUDGET_CPU:-30}" cpu "$CPU_NEW_TOKENS" $CPU_CELLS; }
 fi
 
 checkpoint
 
+# --- attention parts ----------------------------------------------------------------------
+# precis-attention-bench: one encoder attention layer taken apart (sparse keys, token blocks,
+# global rows) per sparsity type, beside full attention, at 4k and 16k (fp16, base shape).
+ABENCH=$BUNDLE/bin/precis-attention-bench
+if ! skipped attn && [ -x "$ABENCH" ]; then
+    say "== attention parts (budget ${PRECIS_GPU_BUDGET_ATTN:-60}s)"
+    mkdir -p "$REPORT/attention"
+    bounded "${PRECIS_GPU_BUDGET_ATTN:-60}" "$ABENCH" --lengths "${PRECIS_GPU_ATTN_LENGTHS:-4096,16384}" \
+        --dtype fp16 >"$REPORT/attention/fp16.md" 2>"$REPORT/attention/fp16.log"
+    say "attention parts: rc $?"; cat "$REPORT/attention/fp16.md"
+    checkpoint
+fi
+
 # --- kernel profile (on request) ----------------------------------------------------------
-# PRECIS_GPU_PROFILE=1: Nsight Systems' per-kernel totals of one 16k-token norm cell (encoder
-# and a short generation), where the machine has nsys; in profile/ of the report.
+# PRECIS_GPU_PROFILE=1: per-kernel device time of one short 4k-token norm cell (encoder and 64
+# beam-5 steps): Nsight Systems' summary where the machine has nsys, else the bundle's CUPTI
+# tracer (kernel_trace.cpp), else Nsight Compute's gpu__time_duration per launch; in profile/.
 if [ "${PRECIS_GPU_PROFILE:-0}" = 1 ] && [ -x "$BENCH" ]; then
     NSYS=$(command -v nsys || ls /usr/local/cuda/bin/nsys /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+    NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+    PROFILE_ARGS=(--shape base --device cuda --dtype fp16 --compute-type fp32 --lengths "${PRECIS_GPU_PROFILE_LENGTH:-4096}"
+        --attention lsg --sparsity-type norm --block-size 128 --sparsity-factor 4
+        --new-tokens "${PRECIS_GPU_PROFILE_TOKENS:-64}" --beams 5 --repeat 1)
     mkdir -p "$REPORT/profile"
     if [ -n "$NSYS" ]; then
         say "== kernel profile ($NSYS)"
-        bounded 90 "$NSYS" profile -o "$REPORT/profile/norm-16384" --force-overwrite true "$BENCH" --shape base \
-            --device cuda --dtype fp16 --compute-type fp32 --lengths 16384 --attention lsg --sparsity-type norm \
-            --block-size 128 --sparsity-factor 4 --new-tokens 16 --beams 5 --repeat 2 \
+        bounded 90 "$NSYS" profile -o "$REPORT/profile/cell" --force-overwrite true "$BENCH" "${PROFILE_ARGS[@]}" \
             >"$REPORT/profile/run.log" 2>&1
-        bounded 60 "$NSYS" stats --report cuda_gpu_kern_sum --format csv "$REPORT/profile/norm-16384.nsys-rep" \
+        bounded 60 "$NSYS" stats --report cuda_gpu_kern_sum --format csv "$REPORT/profile/cell.nsys-rep" \
             >"$REPORT/profile/kernels.csv" 2>"$REPORT/profile/stats.log"
         rm -f "$REPORT/profile/"*.nsys-rep "$REPORT/profile/"*.sqlite
         say "profile: $(head -c 1500 "$REPORT/profile/kernels.csv" | tr '\n' ' ')"
+    elif [ -f "$BUNDLE/lib/libprecis-kernel-trace.so" ]; then
+        say "== kernel profile (CUPTI, libprecis-kernel-trace.so)"
+        LD_PRELOAD="$BUNDLE/lib/libprecis-kernel-trace.so" PRECIS_KERNEL_TRACE="$REPORT/profile/kernels.md" \
+            bounded "${PRECIS_GPU_BUDGET_PROFILE:-120}" "$BENCH" "${PROFILE_ARGS[@]}" >"$REPORT/profile/run.log" 2>&1
+        say "trace: rc $?"; head -3 "$REPORT/profile/run.log"; head -32 "$REPORT/profile/kernels.md"
+    elif [ -n "$NCU" ]; then
+        say "== kernel profile ($NCU, gpu__time_duration per launch)"
+        "$NCU" --version 2>&1 | tail -1
+        bounded "${PRECIS_GPU_BUDGET_PROFILE:-120}" "$NCU" --target-processes all --metrics gpu__time_duration.sum --csv --print-units base \
+            --launch-count "${PRECIS_GPU_PROFILE_LAUNCHES:-3000}" "$BENCH" "${PROFILE_ARGS[@]}" \
+            >"$REPORT/profile/ncu.csv" 2>"$REPORT/profile/ncu.log"
+        say "ncu: rc $?"; grep -E '^==(PROF|WARNING|ERROR)==' "$REPORT/profile/ncu.log" "$REPORT/profile/ncu.csv" | head -5
+        python3 - "$REPORT/profile/ncu.csv" >"$REPORT/profile/kernels.md" <<'PY'
+import csv, re, sys
+rows = [r for r in csv.reader(open(sys.argv[1], errors="replace")) if len(r) > 10]
+head = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+if head is None:
+    sys.exit("no ncu table")
+h = rows[head]
+k, v = h.index("Kernel Name"), h.index("Metric Value")
+tot = {}
+for r in rows[head + 1:]:
+    name = re.sub(r"\(.*", "", r[k]).replace("precis::cuda::", "")[:90]
+    t, n = tot.get(name, (0.0, 0))
+    tot[name] = (t + float(r[v].replace(",", "")), n + 1)
+all_ns = sum(t for t, _ in tot.values())
+print("| kernel | launches | total us | share |\n|---|---:|---:|---:|")
+for name, (t, n) in sorted(tot.items(), key=lambda x: -x[1][0])[:40]:
+    print(f"| `{name}` | {n} | {t / 1e3:.1f} | {100 * t / all_ns:.1f}% |")
+PY
+        head -30 "$REPORT/profile/kernels.md"
     else
-        say "no nsys on this machine: no kernel profile"
+        say "no nsys or ncu on this machine: no kernel profile"
     fi
     checkpoint
 fi

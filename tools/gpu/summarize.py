@@ -84,6 +84,9 @@ for rcf in sorted(glob.glob(R + "/bench/*.rc"), key=lambda p: (os.path.basename(
     except Exception:
         pass
     notes = [j[k] for k in ("encoder_gemm_seconds_note", "peak_gpu_memory_note", "decode_timing_note") if k in j]
+    for search, st in (j.get("decode_step_split") or {}).items():
+        notes.append("%s step %.3f ms wall, %.3f ms device (layers %.3f)" % (search, st["wall_ms"], st["device_ms"],
+                                                                          st["layers_ms"]))
     if j.get("device_failed_during_run"):
         notes.append("THE DEVICE FAILED during the run: the CPU finished it")
     if j and "sparse_path" in j and not j["sparse_path"]:
@@ -104,6 +107,11 @@ for rcf in sorted(glob.glob(R + "/bench/*.rc"), key=lambda p: (os.path.basename(
 if read(R + "/bench/NOT-RUN.txt"):
     w("\nNot run (budget spent): %s" % read(R + "/bench/NOT-RUN.txt").replace("\n", ", "))
 w("")
+
+for title, path in (("Attention parts (precis-attention-bench, fp16, base shape, one layer)", "/attention/fp16.md"),
+                    ("Kernel profile (device time per kernel)", "/profile/kernels.md")):
+    if read(R + path):
+        w("## %s\n\n%s\n" % (title, read(R + path)))
 
 w("## HuggingFace transformers, same shape (random weights, fp16, sdpa)\n")
 try:

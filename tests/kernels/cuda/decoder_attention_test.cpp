@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -56,8 +57,15 @@ TEST_P(DecoderAttention, AppendThenCausalSelfAttentionOverALongCache) {
     const int rows = 3, heads = 4, hd = 64, D = heads * hd, max_len = 1100;
     const float scale = 1.f / std::sqrt(float(hd));
     // new_len 1 over a cache past 1024 positions (many key tiles), and 3 new positions.
-    for (auto [length, new_len] : {std::pair{1030, 1}, std::pair{37, 3}}) {
-        SCOPED_TRACE(::testing::Message() << "length " << length << " new_len " << new_len);
+    // The length given on the host, or read on the device (what a replayed step graph does;
+    // the host then passes 0, which the kernels must not use).
+    for (auto [length, new_len, on_device] : {std::tuple{1030, 1, false}, std::tuple{37, 3, false},
+                                              std::tuple{1030, 1, true}, std::tuple{37, 3, true}}) {
+        SCOPED_TRACE(::testing::Message() << "length " << length << " new_len " << new_len << " on device "
+                                          << on_device);
+        cuda::DeviceBuffer device_length = cuda::upload(std::vector<int32_t>{length});
+        const int32_t* dl = on_device ? device_length.as<int32_t>() : nullptr;
+        const int host_length = on_device ? 0 : length;
         // Positions the step must not read hold large values, so reading them shows.
         std::vector<float> kc = test::gaussian(size_t(rows) * max_len * D, 11), vc = test::gaussian(kc.size(), 12);
         for (int r = 0; r < rows; ++r)
@@ -74,10 +82,10 @@ TEST_P(DecoderAttention, AppendThenCausalSelfAttentionOverALongCache) {
         cuda::DeviceBuffer dk = test::upload_as(p, kc), dv = test::upload_as(p, vc);
         cuda::DeviceBuffer dfk = test::upload_as(p, fk), dfv = test::upload_as(p, fv), dq = test::upload_as(p, q);
         cuda::DeviceBuffer dout(q.size() * cuda::bytes_of(p));
-        cuda::append_to_cache(p, dfk.get(), dk.get(), rows, new_len, length, max_len, D, nullptr);
-        cuda::append_to_cache(p, dfv.get(), dv.get(), rows, new_len, length, max_len, D, nullptr);
-        cuda::cached_self_attention(p, dq.get(), dk.get(), dv.get(), rows, new_len, length, max_len, heads, hd, scale,
-                                    dout.get(), nullptr);
+        cuda::append_to_cache(p, dfk.get(), dk.get(), rows, new_len, host_length, max_len, D, nullptr, dl);
+        cuda::append_to_cache(p, dfv.get(), dv.get(), rows, new_len, host_length, max_len, D, nullptr, dl);
+        cuda::cached_self_attention(p, dq.get(), dk.get(), dv.get(), rows, new_len, host_length, max_len, heads, hd,
+                                    scale, dout.get(), nullptr, dl);
         PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
 
         for (int r = 0; r < rows; ++r)

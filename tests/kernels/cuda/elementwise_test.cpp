@@ -145,6 +145,11 @@ TEST_P(Elementwise, LayerNormHandlesWideRowsAndManyRows) {
     const Precision p = GetParam();
     check_layer_norm(p, 3, 9000, true, true, 61);
     check_layer_norm(p, 70000, 24, true, false, 62);
+    // fp16/bf16 rows up to 2048 wide take a warp per row: the widest, one whose last vectors
+    // leave lanes idle, and more rows than the grid's warps.
+    check_layer_norm(p, 3, 2048, true, true, 63);
+    check_layer_norm(p, 5, 1032, true, false, 64);
+    check_layer_norm(p, 300000, 8, true, true, 65);
 }
 
 // ---- bias_activation --------------------------------------------------------------------------
@@ -203,8 +208,10 @@ TEST_P(Elementwise, NoBiasNoGeluLeavesValuesUnchanged) {
 // ---- embed ------------------------------------------------------------------------------------
 
 // pos_period = rows is the encoder; pos_period = new_len a decoder step of rows / new_len beams.
+// device_offset > 0: pos_first - device_offset is passed and device_offset is read on the device
+// (a replayed decoder step graph), which must place the positions alike.
 void check_embed(Precision p, int64_t rows, int64_t vocab, int64_t dim, float scale, bool with_positions,
-                 int64_t pos_first, int64_t pos_period, uint32_t seed) {
+                 int64_t pos_first, int64_t pos_period, uint32_t seed, int32_t device_offset = 0) {
     SCOPED_TRACE("rows " + std::to_string(rows) + " vocab " + std::to_string(vocab) + " dim " + std::to_string(dim) +
                  " positions " + std::to_string(with_positions) + " first " + std::to_string(pos_first) +
                  " period " + std::to_string(pos_period));
@@ -223,8 +230,10 @@ void check_embed(Precision p, int64_t rows, int64_t vocab, int64_t dim, float sc
     precis::cuda::DeviceBuffer dtable = precis::test::upload_as(p, table);
     precis::cuda::DeviceBuffer dpos = with_positions ? precis::test::upload_as(p, positions) : precis::cuda::DeviceBuffer();
     precis::cuda::DeviceBuffer dout(size_t(rows * dim) * precis::cuda::bytes_of(p));
+    precis::cuda::DeviceBuffer doffset = precis::cuda::upload(std::vector<int32_t>{device_offset});
     precis::cuda::embed(p, dids.as<int32_t>(), rows, dtable.get(), vocab, dim, scale,
-                        with_positions ? dpos.get() : nullptr, pos_first, pos_period, dout.get(), nullptr);
+                        with_positions ? dpos.get() : nullptr, pos_first - device_offset, pos_period, dout.get(), nullptr,
+                        device_offset > 0 ? doffset.as<int32_t>() : nullptr);
     sync();
     const std::vector<float> out = precis::test::download_as_f32(p, dout.get(), size_t(rows * dim));
 
@@ -252,6 +261,7 @@ TEST_P(Elementwise, EmbedMatchesCpuForDecoderStepPositions) {
     const Precision p = GetParam();
     check_embed(p, 4 * 3, 500, 768, 1.f, true, 2 + 17, 3, 111);  // 4 beams, 3 new tokens each, at step 17
     check_embed(p, 6, 300, 100, 2.f, true, 2 + 40, 1, 112);      // 6 beams, one token each
+    check_embed(p, 5, 300, 768, 1.f, true, 2 + 40, 1, 113, 40);  // the step read on the device
 }
 
 TEST_P(Elementwise, EmbedWithoutPositionsScalesTheTable) {

@@ -1,14 +1,14 @@
-#include "kernels/runner/product_timer.h"
+#include "kernels/span_timer.h"
 
 #include "kernels/cuda_check.h"
 
 namespace precis::cuda {
 
-ProductTimer::~ProductTimer() {
+SpanTimer::~SpanTimer() {
     for (cudaEvent_t e : events_) cudaEventDestroy(e);
 }
 
-cudaEvent_t ProductTimer::event(size_t i) {
+cudaEvent_t SpanTimer::event(size_t i) {
     while (events_.size() <= i) {
         cudaEvent_t e;
         PRECIS_CUDA_CHECK(cudaEventCreate(&e));
@@ -17,10 +17,10 @@ cudaEvent_t ProductTimer::event(size_t i) {
     return events_[i];
 }
 
-void ProductTimer::begin(cudaStream_t stream) { PRECIS_CUDA_CHECK(cudaEventRecord(event(used_++), stream)); }
-void ProductTimer::end(cudaStream_t stream) { PRECIS_CUDA_CHECK(cudaEventRecord(event(used_++), stream)); }
+void SpanTimer::begin(cudaStream_t stream) { PRECIS_CUDA_CHECK(cudaEventRecord(event(used_++), stream)); }
+void SpanTimer::end(cudaStream_t stream) { PRECIS_CUDA_CHECK(cudaEventRecord(event(used_++), stream)); }
 
-double ProductTimer::collect() {
+double SpanTimer::collect() {
     double total_ms = 0;
     for (size_t i = 0; i + 1 < used_; i += 2) {
         PRECIS_CUDA_CHECK(cudaEventSynchronize(events_[i + 1]));

@@ -1,16 +1,17 @@
 #pragma once
 // Device time of chosen spans of a stream (the encoder's products, for `precis bench`'s
-// "products alone" column), measured with CUDA events and summed when asked. Off, it costs
-// nothing; on, two events per span.
+// "products alone" column; the parts of one attention layer, for precis-attention-bench),
+// measured with CUDA events and summed when asked. Off, it costs nothing; on, two events per
+// span.
 #include <cuda_runtime.h>
 
 #include <vector>
 
 namespace precis::cuda {
 
-class ProductTimer {
+class SpanTimer {
 public:
-    ~ProductTimer();
+    ~SpanTimer();
     void enable(bool on) { on_ = on; }
     bool enabled() const { return on_; }
     void begin(cudaStream_t stream);
@@ -25,18 +26,21 @@ private:
     std::vector<cudaEvent_t> events_;
 };
 
-// Times one span when the timer is on (RAII).
+// Times one span when there is a timer and it is on (RAII).
 class TimedSpan {
 public:
-    TimedSpan(ProductTimer& t, cudaStream_t s) : t_(t), s_(s) {
-        if (t_.enabled()) t_.begin(s_);
+    TimedSpan(SpanTimer* t, cudaStream_t s) : t_(t && t->enabled() ? t : nullptr), s_(s) {
+        if (t_) t_->begin(s_);
     }
+    TimedSpan(SpanTimer& t, cudaStream_t s) : TimedSpan(&t, s) {}
     ~TimedSpan() {
-        if (t_.enabled()) t_.end(s_);
+        if (t_) t_->end(s_);
     }
+    TimedSpan(const TimedSpan&) = delete;
+    TimedSpan& operator=(const TimedSpan&) = delete;
 
 private:
-    ProductTimer& t_;
+    SpanTimer* t_;
     cudaStream_t s_;
 };
 
