@@ -89,7 +89,7 @@ nlohmann::json measure_in_child(const std::string& file, double share, const std
 }  // namespace
 
 int bench_extractive(const Arguments& args) {
-    if (args.positional().empty()) throw Error("precis bench --method extractive needs at least one FILE");
+    if (args.positional().empty()) throw UsageError("precis bench --method extractive needs at least one FILE");
     const extractive::ExtractiveOptions options = extractive_from_flags(args);
     const int repeat = std::max(1, args.int_value("--repeat").value_or(5));
     if (auto share = args.double_value("--child-share")) {

@@ -22,7 +22,7 @@ int cmd_classify(const Args& raw) {
     options.insert({"--model", "--device", "--dtype", "--compute-type", "--labels", "--threshold", "--template",
                     "--password", "--library"});
     Arguments args("classify", raw, {"--json", "--multi-label", "--store"}, options);
-    if (args.positional().empty()) throw Error("precis classify needs at least one FILE");
+    if (args.positional().empty()) throw UsageError("precis classify needs at least one FILE (see precis classify --help)");
     auto dir = args.value("--model");
     if (!dir) throw Error("precis classify needs --model DIR (a sequence-classification or NLI model)");
     LoadedRun run = load_model_with_flags(ModelLocation{*dir, {}, false, "--model"}, args, true);

@@ -107,7 +107,7 @@ int cmd_summarize(const Args& raw) {
     auto flags = generation_flag_names();
     flags.insert("--json");
     Arguments args("summarize", raw, flags, options);
-    if (args.positional().empty()) throw Error("precis summarize needs at least one FILE");
+    if (args.positional().empty()) throw UsageError("precis summarize needs at least one FILE (see precis summarize --help)");
 
     const MethodChoice choice = choose_method(args);
     const bool neural = choice.method == SummaryMethod::Neural;

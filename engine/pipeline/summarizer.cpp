@@ -54,6 +54,10 @@ SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const Summariz
         r.text = tok->decode(r.ids, true);
         const auto b = r.text.find_first_not_of(" \n\t"), e = r.text.find_last_not_of(" \n\t");
         r.text = b == std::string::npos ? std::string() : r.text.substr(b, e - b + 1);
+        // Nothing to show or store: say so instead of an empty summary that looks like success.
+        if (r.text.empty())
+            throw Error("the model produced an empty summary (its output was only end-of-text and special "
+                        "tokens): the model may be damaged or may not be a summarization model");
         if (options.source_attention) {
             std::vector<float> w = cross_attention_profile(*model_, *backend_, enc, r.ids);
             // Memory rows: the global rows (when passed to the decoder) then the tokens.

@@ -106,5 +106,16 @@ TEST(CliUsage, AMissingOptionValueIsAUsageError) {
     EXPECT_TRUE(contains(r.err, "option --model of precis tokenize needs a value")) << r.err;
 }
 
+// A command that needs files and gets none is a usage error (exit 2, as an unknown option),
+// not a failed run (exit 1).
+TEST(CliUsage, ACommandWithoutItsFilesIsAUsageError) {
+    for (const std::string cmd : {"summarize", "classify"}) {
+        SCOPED_TRACE(cmd);
+        const CliResult r = run(cmd);
+        EXPECT_EQ(r.code, 2);
+        EXPECT_TRUE(contains(r.err, "precis " + cmd + " needs at least one FILE")) << r.err;
+    }
+}
+
 }  // namespace
 }  // namespace precis::test
