@@ -208,7 +208,7 @@ void BatchDialog::on_file_finished(const QString& path, bool ok, const QString& 
 void BatchDialog::on_finished(const BatchOutcome& o) {
     set_running(false);
     overall_->setRange(0, std::max(o.total, 1));
-    overall_->setValue(o.done_before + o.done_now + int(o.failures.size() + o.failed_before.size()));
+    overall_->setValue(o.done_before + o.done_now + o.kept + int(o.failures.size() + o.failed_before.size()));
     overall_count_->setText(tr("%1 of %2 files").arg(overall_->value()).arg(o.total));
     file_bar_->setRange(0, 1);
     file_bar_->setValue(o.cancelled ? 0 : 1);
@@ -219,6 +219,7 @@ void BatchDialog::on_finished(const BatchOutcome& o) {
     counts.total = o.total;
     counts.done_before = o.done_before;
     counts.done_now = o.done_now;
+    counts.kept = o.kept;
     counts.failed_before = int(o.failed_before.size());
     counts.failed_now = int(o.failures.size());
     for (int i = 0; i < o.failed_before.size(); ++i) {

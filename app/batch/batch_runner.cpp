@@ -1,10 +1,12 @@
 #include "app/batch/batch_runner.h"
 
-#include <filesystem>
 #include <QJsonDocument>
+
+#include <filesystem>
 
 #include <nlohmann/json.hpp>
 
+#include "app/batch/existing_results.h"
 #include "app/batch/records.h"
 #include "app/file_names.h"
 #include "app/ingest/ingest.h"
@@ -87,6 +89,33 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
     // The passages each summary drew on are stored with it, so the GUI shows them at once.
     SummarizeOptions summarize = opts.summarize;
     summarize.source_attention = true;
+    // What makes a summary already in the library count as this job's (existing_results.h).
+    SummarySettings wanted;
+    wanted.extractive = opts.extractive;
+    if (opts.extractive) {
+        const extractive::ExtractiveOptions& e = opts.extractive_options;
+        wanted.options = QJsonObject{{"method", "extractive"},
+                                     {"budget", extractive::describe_budget(e.budget)},
+                                     {"position_weight", e.position_weight},
+                                     {"position_decay", e.position_decay},
+                                     {"redundancy", e.redundancy}};
+    } else {
+        wanted.model_path = path_from_fs(summarizer->model().path());
+        wanted.options = QJsonDocument::fromJson(QByteArray::fromStdString(describe_options(opts.summarize).dump())).object();
+    }
+    QStringList candidate_labels;
+    for (const std::string& l : opts.classify.candidate_labels) candidate_labels << QString::fromStdString(l);
+    const QString classifier_name =
+        opts.classifier ? QString::fromStdString(opts.classifier->model().name()) : QString();
+    auto summarize_document = [&](const IngestedDocument& doc) {
+        if (opts.extractive) {
+            extractive::ExtractiveOptions e = opts.extractive_options;
+            e.should_abort = cb.run.should_abort;
+            return make_extractive_summary_record(0, doc.page_offsets, extractive::summarize_extractive(doc.text, e), e);
+        }
+        SummaryResult r = summarizer->summarize(doc.text.toStdString(), summarize, cb.run);
+        return make_summary_record(0, doc.text, doc.page_offsets, summarizer->model(), r, opts.summarize, opts.device);
+    };
     for (const QString& path : start.pending) {
         if (cb.run.should_abort && cb.run.should_abort()) {
             report.cancelled = true;
@@ -97,25 +126,28 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
             IngestOptions ingest_options;
             ingest_options.should_abort = cb.run.should_abort;
             IngestedDocument doc = ingest_file(path, ingest_options);
+            // Only the missing work: a summary of this content with these settings, or this
+            // classifier's labels, already in the library are not made again.
+            const std::optional<qint64> known = library.find_document_by_hash(doc.content_hash);
+            const std::optional<qint64> existing = known ? summary_with_settings(library, *known, wanted) : std::nullopt;
+            const bool label = opts.classifier && !(known && has_labels_from(library, *known, classifier_name,
+                                                                            candidate_labels));
             SummaryRecord record;
-            if (opts.extractive) {
-                extractive::ExtractiveOptions e = opts.extractive_options;
-                e.should_abort = cb.run.should_abort;
-                record = make_extractive_summary_record(0, doc.page_offsets, extractive::summarize_extractive(doc.text, e), e);
-            } else {
-                SummaryResult r = summarizer->summarize(doc.text.toStdString(), summarize, cb.run);
-                record = make_summary_record(0, doc.text, doc.page_offsets, summarizer->model(), r, opts.summarize,
-                                             opts.device);
-            }
+            if (!existing) record = summarize_document(doc);
             const qint64 doc_id = library.add_or_get_document(doc);
-            record.document_id = doc_id;
-            if (opts.classifier) {
+            if (label) {
                 ClassificationResult c = opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
                 library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
             }
-            // Summary and "item done" in one transaction.
-            library.add_summary_for_batch_item(report.job_id, path, record);
-            ++report.done_now;
+            if (existing) {
+                library.mark_item_done(report.job_id, path, *existing);
+                ++report.kept;
+            } else {
+                // Summary and "item done" in one transaction.
+                record.document_id = doc_id;
+                library.add_summary_for_batch_item(report.job_id, path, record);
+                ++report.done_now;
+            }
             if (cb.on_file_finished) cb.on_file_finished(path, true, {});
         } catch (const Cancelled&) {
             report.cancelled = true;  // the item stays pending: the next run does it

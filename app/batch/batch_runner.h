@@ -41,13 +41,17 @@ struct BatchReport {
     bool resumed = false;
     int total = 0;          // files in the job
     int done_before = 0;    // finished by an earlier run of the same job
-    int done_now = 0;
+    int done_now = 0;       // summarized by this run
+    // Done by this run without summarizing: the library already held a summary of the same
+    // content with the same settings (another job over the same files, e.g. one that also
+    // classifies), so only what was missing (labels) was added.
+    int kept = 0;
     QVector<BatchFailure> failures;       // this run's failures
     QVector<BatchFailure> failed_before;  // failed in an earlier run and not retried in this one
     int retried = 0;                      // earlier failures this run tried again (retry_failed)
     bool cancelled = false;
 
-    int done() const { return done_before + done_now; }
+    int done() const { return done_before + done_now + kept; }
     int failed() const { return int(failures.size() + failed_before.size()); }
     int not_reached() const { return total - done() - failed(); }
 };

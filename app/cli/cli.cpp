@@ -16,7 +16,9 @@ const char* kUsage = R"(usage: precis [COMMAND] [OPTIONS]
 
 Without a command, precis opens the desktop application.
 
-  summarize FILE... [--model DIR] [--device auto|cpu|cuda] [--beams N] [--length-penalty X]
+  summarize FILE... [--method auto|neural|extractive] [--sentences N|--words N|--ratio X]
+            [--model DIR|NAME] [--device auto|cpu|cuda] [--dtype fp32|fp16|bf16]
+            [--beams N] [--length-penalty X]
             [--max-length N] [--min-length N] [--no-repeat-ngram N] [--password P] [--json]
             [--attention lsg|full|fovea] [--sparsity-type T] [--block-size N]
             [--sparse-block-size N] [--sparsity-factor N] [--num-global-tokens N]
@@ -25,7 +27,7 @@ Without a command, precis opens the desktop application.
   classify FILE... --model DIR [--labels "a,b,c"] [--multi-label] [--threshold X] [--json]
            [--template "This text is about {}."] [--store] [--library DB]
   batch DIR [--library DB] [--recursive] [--retry-failed] [--classifier DIR [--labels ...]]
-        [summarize options]
+        [--method auto|neural|extractive] [--sentences N] [summarize options]
   library list [--label L] [--failed]|show ID|search TEXT|export ID --format md|json|delete ID
           [--library DB]
   convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]

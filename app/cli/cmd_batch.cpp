@@ -27,6 +27,7 @@ int cmd_batch(const Args& raw) {
     if (args.positional().size() != 1) throw Error("precis batch needs exactly one folder");
 
     const MethodChoice choice = choose_method(args);
+    if (!choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
     std::string device = "cpu";
     auto backend = backend_from_flags(args, &device);
     std::unique_ptr<Summarizer> summarizer;

@@ -26,6 +26,7 @@ namespace {
 
 std::function<std::string(const std::string&)> make_summarize_function(const Arguments& args) {
     const MethodChoice choice = choose_method(args);
+    if (!choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
     if (choice.method == SummaryMethod::Extractive) {
         const extractive::ExtractiveOptions opts = extractive_from_flags(args);
         return [opts](const std::string& document) {

@@ -1,9 +1,11 @@
 // precis library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB]
 // Each subcommand is parsed with its own options, so one it does not use (list --json)
 // is refused instead of ignored.
-#include <iostream>
-
+#include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
+
+#include <iostream>
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
@@ -86,7 +88,13 @@ int cmd_library(const Args& raw) {
         for (const DocumentListItem& item : lib.documents()) {
             std::cout << item.document.id << "\t" << one_line(item.document.title, 50) << "\t" << item.summary_count
                       << " summar" << (item.summary_count == 1 ? "y" : "ies");
-            if (!item.labels.isEmpty()) std::cout << "\t[" << item.labels.join(", ").toStdString() << "]";
+            // The labels the newest classification gave, as the window shows them: not every
+            // candidate label a classifier merely scored.
+            QStringList given;
+            const QVector<ClassificationRecord> run = newest_classification(lib, item.document.id);
+            for (const ClassificationRecord& c : run)
+                if (is_predicted(c, run)) given << c.label;
+            if (!given.isEmpty()) std::cout << "\t[" << given.join(", ").toStdString() << "]";
             if (item.latest_summary) std::cout << "\t" << one_line(item.latest_summary->summary, 80);
             std::cout << "\n";
         }
@@ -124,9 +132,23 @@ int cmd_library(const Args& raw) {
         return 0;
     }
     if (sub == "export" && pos.size() == 2) {
+        // Every summary of the document, newest first, as the help says: Markdown sections one
+        // after another, or one JSON array.
         const std::string fmt = args.value_or("--format", "md");
         if (fmt != "md" && fmt != "json") throw Error("--format must be md or json, not '" + fmt + "'");
-        std::cout << lib.export_summary(parse_id(pos[1]), fmt == "md" ? ExportFormat::Markdown : ExportFormat::Json).toStdString();
+        const qint64 id = parse_id(pos[1]);
+        if (!lib.document(id)) throw Error("library " + db.toStdString() + " has no document " + pos[1]);
+        const QVector<SummaryRecord> summaries = lib.summaries_for(id);
+        if (summaries.isEmpty()) throw Error("document " + pos[1] + " has no summaries to export");
+        if (fmt == "json") {
+            QJsonArray all;
+            for (const SummaryRecord& s : summaries)
+                all.append(QJsonDocument::fromJson(lib.export_summary(s.id, ExportFormat::Json).toUtf8()).object());
+            std::cout << QJsonDocument(all).toJson(QJsonDocument::Indented).toStdString();
+        } else {
+            for (qsizetype i = 0; i < summaries.size(); ++i)
+                std::cout << (i ? "\n---\n\n" : "") << lib.export_summary(summaries[i].id, ExportFormat::Markdown).toStdString();
+        }
         return 0;
     }
     if (sub == "delete" && pos.size() == 2) {

@@ -135,16 +135,22 @@ int cmd_summarize(const Args& raw) {
     const bool json = args.flag("--json");
     const size_t files = args.positional().size();
     int failures = 0;
+    bool notice_said = false;
     for (const std::string& file : args.positional()) {
         // File names are bytes: opened as given, shown with odd bytes escaped (app/file_names.h).
         const std::string shown = display_utf8(path_from_native(file));
         try {
             IngestedDocument doc = ingest_file(path_from_native(file), ingest_opts);
             for (const QString& note : doc.notes) std::cerr << "precis: " << shown << ": " << note.toStdString() << "\n";
-            if (neural)
+            if (neural) {
                 summarize_neural(shown, doc, *summarizer, opts, *run, *choice.model, device, json, files);
-            else
+            } else {
+                // Said once, and only when there is a document to summarize (not before an
+                // error about the file).
+                if (!notice_said && !choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
+                notice_said = true;
                 summarize_extractive(shown, doc, extractive_opts, json, files);
+            }
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {

@@ -59,8 +59,8 @@ MethodChoice choose_method(const Arguments& args) {
         return choice;
     }
     reject_neural_options(args, false);
-    std::cerr << "precis: no summarization model is installed, so this is an extractive summary (the document's own "
-                 "sentences); for a neural one, get a model with 'precis model catalog' and 'precis model download REPO'\n";
+    choice.notice = "no summarization model is installed, so this is an extractive summary (the document's own "
+                    "sentences); for a neural one, get a model with 'precis model catalog' and 'precis model download REPO'";
     return choice;
 }
 

@@ -22,6 +22,9 @@ std::set<std::string> method_option_names();
 struct MethodChoice {
     SummaryMethod method = SummaryMethod::Extractive;  // never Auto once chosen
     std::optional<ModelLocation> model;                 // set for Neural
+    // Auto that fell back to extractive: the line saying so, for the caller to print once
+    // it has something to summarize (not before an error about the input).
+    std::string notice;
 };
 MethodChoice choose_method(const Arguments& args);
 

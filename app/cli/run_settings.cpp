@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "app/models/model_store.h"
 #include "app/paths.h"
 #include "app/worker/compute_type_setting.h"
 #include "engine/backend/backend.h"
@@ -125,9 +126,19 @@ std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* 
 
 namespace {
 
-// A folder named explicitly; the fixture test model keeps its tokenizer apart.
-ModelLocation named_model(const fs::path& dir, const char* source) {
+// A model named explicitly: a folder, else a name `precis model list` shows (an installed
+// model, or a repo id such as acme/tiny-sum in the HuggingFace cache), as from_pretrained
+// takes either. The fixture test model keeps its tokenizer apart.
+ModelLocation named_model(const std::string& name, const char* source) {
+    fs::path dir(name);  // file names are bytes on Linux: taken as given
     std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+        const fs::path named = models::model_folder_for(QString::fromStdString(name));
+        if (named.empty())
+            throw Error(std::string(source) + " " + name + ": no such model folder, and no installed or HuggingFace-cached "
+                        "model of that name (precis model list shows the names)");
+        dir = named;
+    }
     if (TestModel t = fixture_test_model(); !t.dir.empty() && fs::equivalent(dir, t.dir, ec))
         return {t.dir, t.tokenizer_dir, true, source};
     return {dir, {}, false, source};

@@ -222,8 +222,8 @@ public:
     QVector<BatchJobInfo> batch_jobs() const;  // newest first
     QVector<BatchItem> batch_items(qint64 job_id) const;
     bool delete_batch_job(qint64 job_id);  // the job's bookkeeping only; summaries stay
-    // Every failed item of every job, newest failure first; a file that failed in several
-    // jobs is listed once per job.
+    // The files whose newest outcome, over every job, is a failure: one row per file (the
+    // newest failure), newest first. A file that failed and was summarized later is not listed.
     QVector<FailedBatchFile> failed_batch_files() const;
 
 private:

@@ -186,9 +186,14 @@ QVector<BatchItem> Library::batch_items(qint64 job_id) const {
 }
 
 QVector<FailedBatchFile> Library::failed_batch_files() const {
+    // One row per file: its newest outcome over every job (a re-run with other settings is
+    // another job over the same files), listed while that outcome is a failure.
     Stmt st(d_->db,
-            "SELECT i.job_id, j.root, i.path, i.error, i.updated_at FROM batch_items i JOIN batch_jobs j ON j.id = i.job_id "
-            "WHERE i.status = 'failed' ORDER BY i.updated_at DESC, i.id DESC");
+            "SELECT job_id, root, path, error, updated_at FROM ("
+            " SELECT i.job_id, j.root, i.path, i.error, i.updated_at, i.status, i.id,"
+            "  ROW_NUMBER() OVER (PARTITION BY i.path ORDER BY i.updated_at DESC, i.id DESC) AS newest"
+            " FROM batch_items i JOIN batch_jobs j ON j.id = i.job_id WHERE i.status IN ('done', 'failed'))"
+            " WHERE newest = 1 AND status = 'failed' ORDER BY updated_at DESC, id DESC");
     QVector<FailedBatchFile> out;
     while (st.step()) {
         FailedBatchFile f;

@@ -346,6 +346,7 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
         out.total = report.total;
         out.done_before = report.done_before;
         out.done_now = report.done_now;
+        out.kept = report.kept;
         out.resumed = report.resumed;
         out.cancelled = report.cancelled;
         for (const BatchFailure& f : report.failures) out.failures.push_back({f.path, f.reason});

@@ -103,7 +103,7 @@ struct BatchFileFailure {
 };
 
 struct BatchOutcome {
-    int total = 0, done_before = 0, done_now = 0;
+    int total = 0, done_before = 0, done_now = 0, kept = 0;  // as BatchReport
     bool resumed = false, cancelled = false;
     QVector<BatchFileFailure> failures;       // this run's
     QVector<BatchFileFailure> failed_before;  // an earlier run's, not retried: still failed

@@ -239,6 +239,19 @@ TEST(Cli, SummarizeWithoutAModelGivesAnExtractiveSummaryNeverTheTestModel) {
     EXPECT_EQ(j["device"], "cpu");
 }
 
+// Without a model the extractive notice is said with a summary, not before an error about
+// the input: a missing file gets its one line and nothing else.
+TEST(Cli, AMissingFileIsOneLineWithoutTheExtractiveNotice) {
+    const fs::path dir = scratch_dir("cli-summarize-missing");
+    CliRun r = precis("summarize " + (dir / "no-such-file.txt").string(),
+                      "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=");
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("no-such-file.txt"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("no summarization model is installed"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.out, "");
+}
+
 TEST(Cli, NeuralWithoutAModelSaysHowToGetOne) {
     const fs::path dir = scratch_dir("cli-summarize-neural");
     std::ofstream(dir / "doc.txt") << "One sentence about a harbour.\n";
@@ -458,6 +471,36 @@ TEST(Cli, LibraryListByLabelShowsOnlyDocumentsPredictedAsThatLabel) {
     CliRun not_listed = precis("library list --library " + lib + " --label " + other);
     ASSERT_EQ(not_listed.code, 0) << not_listed.err;
     EXPECT_EQ(not_listed.out, "") << not_listed.out;
+    // The plain list shows the labels the document was given, not every one scored.
+    CliRun all = precis("library list --library " + lib);
+    ASSERT_EQ(all.code, 0) << all.err;
+    EXPECT_NE(all.out.find("[" + predicted + "]"), std::string::npos) << all.out;
+    EXPECT_EQ(all.out.find(other), std::string::npos) << all.out;
+}
+
+// `library export ID` is a document's summaries, all of them, as its help says.
+TEST(Cli, LibraryExportGivesEverySummaryOfTheDocument) {
+    const fs::path dir = scratch_dir("cli-export");
+    fs::create_directories(dir / "docs");
+    std::ofstream(dir / "docs/a.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled.\n"
+                                         "A storm reached the harbour at night and tore two boats from their moorings.\n"
+                                         "By morning the harbour master counted the damage to the boats.\n";
+    const std::string env = "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=";
+    const std::string lib = (dir / "lib.sqlite").string();
+    // Two summaries of one document: two lengths are two settings.
+    ASSERT_EQ(precis("batch " + (dir / "docs").string() + " --sentences 1 --library " + lib, env).code, 0);
+    ASSERT_EQ(precis("batch " + (dir / "docs").string() + " --sentences 2 --library " + lib, env).code, 0);
+    CliRun md = precis("library export 1 --library " + lib, env);
+    ASSERT_EQ(md.code, 0) << md.err;
+    EXPECT_NE(md.out.find("\n---\n"), std::string::npos) << md.out;
+    CliRun json = precis("library export 1 --format json --library " + lib, env);
+    ASSERT_EQ(json.code, 0) << json.err;
+    const nlohmann::json j = nlohmann::json::parse(json.out);
+    ASSERT_TRUE(j.is_array());
+    EXPECT_EQ(j.size(), 2u);
+    CliRun missing = precis("library export 7 --library " + lib, env);
+    EXPECT_EQ(missing.code, 1);
+    EXPECT_NE(missing.err.find("has no document 7"), std::string::npos) << missing.err;
 }
 }  // namespace
 }  // namespace precis::test

@@ -397,6 +397,16 @@ TEST_F(ModelDownload, CommandLineDownloadsListsSummarizesWithItAndRemovesIt) {
     r = precis_cli("summarize --json --max-length 12 " + sample, env);
     ASSERT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(r.err.find("RANDOM"), std::string::npos) << r.err;
+    // --model also takes the names `model list` shows, as from_pretrained takes a repo id.
+    r = precis_cli("summarize --max-length 12 --model tiny " + sample, env);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_FALSE(r.out.empty());
+    r = precis_cli("summarize --model no-such-model " + sample, env);
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("--model no-such-model: no such model folder, and no installed or HuggingFace-cached model"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 
     r = precis_cli("model download precis-test/nothing-here", env);
     EXPECT_EQ(r.code, 1);
