@@ -1,5 +1,6 @@
 #include "ui/batch_dialog.h"
 
+#include <QAction>
 #include <QCheckBox>
 #include <QDir>
 #include <QFileDialog>
@@ -9,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -18,6 +20,8 @@
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
 #include "app/worker/settings_description.h"
+#include "ui/quit_keys.h"
+#include "ui/screen_fit.h"
 
 namespace precis::ui {
 
@@ -86,7 +90,7 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     layout->addWidget(log_, 1);
     layout->addWidget(report_);
     layout->addLayout(buttons);
-    resize(720, 600);
+    resize(fit_size(QSize(720, 600), available_screen(this)));
 
     connect(browse_, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Folder to summarize"), folder_->text());
@@ -94,6 +98,15 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
     });
     connect(start_, &QPushButton::clicked, this, &BatchDialog::start);
     connect(cancel_, &QPushButton::clicked, this, &BatchDialog::cancel);
+    // Ctrl+Q here quits Precis as it does from the main window (which asks about the batch).
+    auto* quit = new QAction(this);
+    quit->setShortcuts(quit_keys());
+    quit->setShortcutContext(Qt::WindowShortcut);
+    connect(quit, &QAction::triggered, this, [this] {
+        if (QWidget* main = parentWidget()) main->window()->close();
+        else reject();
+    });
+    addAction(quit);
     connect(close_, &QPushButton::clicked, this, &BatchDialog::reject);
     set_running(false);
     show_settings();
@@ -179,7 +192,17 @@ void BatchDialog::cancel() {
 }
 
 void BatchDialog::reject() {
-    cancel();
+    // Esc, Close and the title bar's close: a running batch is stopped only if the person
+    // says so, as the main window asks before quitting (the file in progress would be lost).
+    if (running_) {
+        QMessageBox box(QMessageBox::Question, tr("Stop the batch"),
+                        tr("A batch is running. Stop it? Files already summarized stay in the library, and starting "
+                           "the same batch again resumes it; the file in progress is summarized again then."),
+                        QMessageBox::Yes | QMessageBox::No, this);
+        box.setDefaultButton(QMessageBox::No);  // a stray Enter keeps the batch going
+        if (box.exec() != QMessageBox::Yes) return;
+        cancel();
+    }
     QDialog::reject();
 }
 

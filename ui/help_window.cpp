@@ -1,4 +1,5 @@
 #include "ui/help_window.h"
+#include "ui/screen_fit.h"
 
 #include <QDialogButtonBox>
 #include <QPushButton>
@@ -30,7 +31,7 @@ HelpWindow::HelpWindow(QWidget* parent) : QDialog(parent), browser_(new QTextBro
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(browser_, 1);
     layout->addWidget(buttons);
-    resize(760, 680);
+    resize(fit_size(QSize(760, 680), available_screen(this)));
 }
 
 HelpWindow* HelpWindow::show_for(QWidget* parent) {

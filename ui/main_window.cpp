@@ -35,9 +35,11 @@
 #include "ui/library_panel.h"
 #include "ui/model_banner.h"
 #include "ui/model_catalog_dialog.h"
+#include "ui/quit_keys.h"
 #include "ui/recent_files.h"
 #include "ui/run_queue_panel.h"
 #include "ui/run_status.h"
+#include "ui/screen_fit.h"
 #include "ui/settings_dialog.h"
 #include "ui/summary_panel.h"
 
@@ -75,7 +77,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     build_keyboard();
     connect_engine();
     const QSettings q;
-    if (!restoreGeometry(q.value("window/geometry").toByteArray())) resize(1320, 820);
+    // Its comfortable size on a first opening, at most the screen (1024x700 included); a size
+    // remembered from a bigger monitor is pulled back onto this one.
+    if (!restoreGeometry(q.value("window/geometry").toByteArray())) place_within_screen(this, QSize(1320, 820));
+    else keep_within_screen(this);
     restoreState(q.value("window/state").toByteArray());
     // Load the model in the background now, so the first summary starts at once and the
     // window can say which model is in use (and warn if it is the random test model).
@@ -161,10 +166,8 @@ void MainWindow::build_actions_and_menus() {
     QAction* batch = file->addAction(tr("&Batch summarize…"), this, [this] { open_batch_dialog(); });
     batch->setShortcut(Qt::CTRL | Qt::Key_B);
     file->addSeparator();
-    // Ctrl+Q everywhere (some platform themes bind Quit to nothing); close asks first if work would be lost.
-    QList<QKeySequence> quit_keys = QKeySequence::keyBindings(QKeySequence::Quit);
-    if (!quit_keys.contains(QKeySequence(Qt::CTRL | Qt::Key_Q))) quit_keys << QKeySequence(Qt::CTRL | Qt::Key_Q);
-    file->addAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this, &QWidget::close)->setShortcuts(quit_keys);
+    // Ctrl+Q everywhere (quit_keys.h); close asks first if work would be lost.
+    file->addAction(QIcon::fromTheme("application-exit"), tr("&Quit"), this, &QWidget::close)->setShortcuts(quit_keys());
 
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
     QAction* find = edit->addAction(tr("&Find in library"), library_panel_, &LibraryPanel::focus_search);

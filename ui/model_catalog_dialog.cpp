@@ -14,6 +14,7 @@
 #include "app/models/model_store.h"
 #include "app/paths.h"
 #include "engine/core/error.h"
+#include "ui/screen_fit.h"
 
 namespace precis::ui {
 
@@ -96,7 +97,7 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
     }
     fill_table();
     if (!entries_.empty()) table_->selectRow(0);
-    resize(1000, 560);
+    resize(fit_size(QSize(1000, 560), available_screen(this)));
     update_buttons();
 }
 

@@ -15,11 +15,12 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
-#include <QSettings>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
 #include <QSpinBox>
-#include <QStringList>
 #include <QStandardItemModel>
+#include <QStringList>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -31,6 +32,7 @@
 #include "kernels/device_query.h"
 #include "ui/classifier_settings_box.h"
 #include "ui/model_catalog_dialog.h"
+#include "ui/screen_fit.h"
 
 namespace precis::ui {
 
@@ -241,8 +243,9 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     classification_layout->addWidget(classifier_);
     classification_layout->addStretch();
     tabs_ = new QTabWidget(this);
-    tabs_->addTab(summaries_page, tr("&Summaries"));
-    tabs_->addTab(classification_page, tr("C&lassification"));
+    // Each page scrolls where the screen is shorter than the page (1024x700: screen_fit.h).
+    tabs_->addTab(scrolling(summaries_page, this), tr("&Summaries"));
+    tabs_->addTab(scrolling(classification_page, this), tr("C&lassification"));
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(tabs_);
@@ -365,6 +368,10 @@ void SettingsDialog::show_devices() {
                                              : QString::fromStdString(d.name);
         lines << tr("%1 — %2 GiB free of %3 GiB").arg(name, gib(d.free_bytes), gib(d.total_bytes));
     }
+    // A build with the CUDA backend on a machine without a GPU: the choice stays (a GPU may be
+    // attached later) and says that none was found, not that the build lacks CUDA.
+    if (cuda::compiled_with_cuda())
+        device_->setItemText(device_->findData("cuda"), gpus.empty() ? tr("CUDA GPU (none found)") : tr("CUDA GPU"));
     if (gpus.empty()) {
         QString reason = why.empty() ? tr("no usable GPU") : QString::fromStdString(why);
         reason[0] = reason[0].toUpper();
@@ -458,6 +465,15 @@ void SettingsDialog::end_import(const QString& note) {
 void SettingsDialog::reject() {
     if (importing_ && engine_) engine_->cancel();
     QDialog::reject();
+}
+
+void SettingsDialog::showEvent(QShowEvent* event) {
+    QDialog::showEvent(event);
+    // All of the page where the screen has room (Qt alone would stop a new window at two
+    // thirds of the screen); on a shorter screen as tall as it allows, the pages scrolling.
+    if (!sized_) resize(fit_size(sizeHint(), available_screen(this)));
+    sized_ = true;
+    keep_within_screen(this);
 }
 
 }  // namespace precis::ui

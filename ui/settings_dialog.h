@@ -45,6 +45,9 @@ public:
     QTabWidget* tabs() const { return tabs_; }
     static constexpr int kClassificationTab = 1;
 
+protected:
+    void showEvent(QShowEvent* event) override;  // kept inside the screen (its pages scroll)
+
 private:
     void load(const EngineSettings& s);
     void update_enabled();
@@ -53,6 +56,7 @@ private:
     void end_import(const QString& note);
 
     EngineThread* engine_;
+    bool sized_ = false;  // fitted to the screen on its first showing
     bool importing_ = false;
     quint64 import_ticket_ = 0;
     QComboBox* method_;

@@ -9,6 +9,7 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QSignalSpy>
+#include <QTest>
 
 #include "app/batch/batch_counts.h"
 #include "app/library/library.h"
@@ -134,6 +135,7 @@ BatchCounts counts_of(const BatchOutcome& o) {
     c.total = o.total;
     c.done_before = o.done_before;
     c.done_now = o.done_now;
+    c.kept = o.kept;
     c.failed_before = int(o.failed_before.size());
     c.failed_now = int(o.failures.size());
     return c;
@@ -225,6 +227,45 @@ TEST_F(BatchDialogTest, ReportCountsTheWholeJobAfterCancelResumeAndRetry) {
     const QVector<FailedBatchFile> failed = library.failed_batch_files();
     ASSERT_EQ(failed.size(), 1);
     EXPECT_TRUE(failed[0].path.endsWith("e-broken.pdf"));
+}
+
+// Esc (and Close, and the title bar) on a running batch asks first, as the main window does
+// before quitting: No keeps the batch going to its end, Yes stops it and closes the dialog.
+TEST_F(BatchDialogTest, EscOnARunningBatchAsksAndNoKeepsItGoing) {
+    auto dialog = make_dialog();
+    QSignalSpy finished(dialog.get(), &ui::BatchDialog::finished_batch);
+    std::unique_ptr<WorkerGate> gate;
+    QObject::connect(dialog.get(), &ui::BatchDialog::engine_started, dialog.get(),
+                     [&](EngineWorker* w) { gate = std::make_unique<WorkerGate>(w); });
+    dialog->start();
+    ASSERT_TRUE(dialog->running());
+    auto answer = answer_next_box(dialog.get(), QMessageBox::No);
+    QTest::keyClick(dialog.get(), Qt::Key_Escape);
+    EXPECT_TRUE(answer->seen);
+    EXPECT_TRUE(answer->text.contains("A batch is running. Stop it?")) << answer->text.toStdString();
+    EXPECT_TRUE(dialog->isVisible());
+    EXPECT_TRUE(dialog->running());
+    gate->release();
+    ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
+    const BatchOutcome o = finished.first().first().value<BatchOutcome>();
+    EXPECT_FALSE(o.cancelled);
+    EXPECT_EQ(o.done_now, 2);  // both good files of the folder, the one in progress at Esc included
+}
+
+TEST_F(BatchDialogTest, EscYesStopsTheBatchAndClosesTheDialog) {
+    auto dialog = make_dialog();
+    QSignalSpy finished(dialog.get(), &ui::BatchDialog::finished_batch);
+    std::unique_ptr<WorkerGate> gate;
+    QObject::connect(dialog.get(), &ui::BatchDialog::engine_started, dialog.get(),
+                     [&](EngineWorker* w) { gate = std::make_unique<WorkerGate>(w); });
+    dialog->start();
+    auto answer = answer_next_box(dialog.get(), QMessageBox::Yes);
+    QTest::keyClick(dialog.get(), Qt::Key_Escape);
+    EXPECT_TRUE(answer->seen);
+    EXPECT_FALSE(dialog->isVisible());
+    gate->release();
+    ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
+    EXPECT_TRUE(finished.first().first().value<BatchOutcome>().cancelled);
 }
 
 TEST_F(BatchDialogTest, MissingFolderIsRefusedWithoutStarting) {

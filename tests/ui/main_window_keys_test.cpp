@@ -27,30 +27,6 @@ namespace {
 
 using ui::MainWindow;
 
-// Answers the next modal message box with `button`, remembering its text. The poll ends
-// with `owner` (the test's window), so a box that never came cannot leak into the next test.
-struct BoxAnswer {
-    QString text;
-    bool seen = false;
-};
-std::shared_ptr<BoxAnswer> answer_next_box(QObject* owner, QMessageBox::StandardButton button) {
-    auto answer = std::make_shared<BoxAnswer>();
-    auto* poll = new QTimer(owner);
-    poll->setInterval(20);
-    QObject::connect(poll, &QTimer::timeout, poll, [poll, answer, button] {
-        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-        if (!box) return;
-        answer->text = box->text();
-        answer->seen = true;
-        static int shot = 0;  // for looking at: /tmp/precis-confirm-N.png
-        box->grab().save(QStringLiteral("/tmp/precis-confirm-%1.png").arg(++shot));
-        box->button(button)->click();
-        poll->deleteLater();
-    });
-    poll->start();
-    return answer;
-}
-
 class MainWindowKeysTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -224,6 +200,29 @@ TEST_F(MainWindowKeysTest, QuitAsksWhileABatchRuns) {
     EXPECT_TRUE(answer->seen);
     EXPECT_TRUE(answer->text.contains("batch is running")) << answer->text.toStdString();
     EXPECT_TRUE(window_->isVisible());
+    ASSERT_TRUE(wait_until([&] { return !batch->running(); }));
+}
+
+// Ctrl+Q with the batch dialog focused quits Precis as from the main window: the same
+// question about the running batch, and No keeps both the window and the batch.
+TEST_F(MainWindowKeysTest, CtrlQInTheBatchDialogAsksAsTheMainWindowDoes) {
+    for (int i = 0; i < 4; ++i) write_text_file(dir_ / "batch" / ("doc" + std::to_string(i) + ".txt"), river_paragraphs());
+    ui::BatchDialog* batch = window_->open_batch_dialog();
+    batch->set_folder(QString::fromStdString((dir_ / "batch").string()));
+    std::unique_ptr<WorkerGate> gate;  // the batch cannot end before Ctrl+Q
+    QObject::connect(batch, &ui::BatchDialog::engine_started, batch,
+                     [&](EngineWorker* w) { gate = std::make_unique<WorkerGate>(w); });
+    batch->start();
+    ASSERT_TRUE(batch->running());
+    batch->activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(batch));
+    auto answer = answer_next_box(window_.get(), QMessageBox::No);
+    QTest::keyClick(batch, Qt::Key_Q, Qt::ControlModifier);
+    EXPECT_TRUE(answer->seen);
+    EXPECT_TRUE(answer->text.contains("batch is running")) << answer->text.toStdString();
+    EXPECT_TRUE(window_->isVisible());
+    EXPECT_TRUE(batch->isVisible());
+    gate->release();
     ASSERT_TRUE(wait_until([&] { return !batch->running(); }));
 }
 

@@ -142,6 +142,14 @@ TEST_F(SettingsDialogTest, DeviceRowSaysWhatThisMachineHas) {
             EXPECT_TRUE(info->text().contains(QString::fromStdString(d.name))) << info->text().toStdString();
         EXPECT_TRUE(info->text().contains(QStringLiteral("GiB free of"))) << info->text().toStdString();
     }
+    // The GPU choice says what is true of this build and this machine.
+    auto* device = dialog_->findChild<QComboBox*>("device");
+    ASSERT_NE(device, nullptr);
+    const QString cuda_item = device->itemText(device->findData("cuda"));
+    if (!cuda::compiled_with_cuda())
+        EXPECT_EQ(cuda_item, "CUDA GPU (not in this build)");
+    else
+        EXPECT_EQ(cuda_item, gpus.empty() ? "CUDA GPU (none found)" : "CUDA GPU");
 }
 
 TEST_F(SettingsDialogTest, GpuPrecisionIsOffForTheCpuAndIsKept) {

@@ -2,11 +2,14 @@
 // Shared by the GUI tests: a QApplication on the offscreen platform with settings and
 // user data in scratch folders (never the developer's own), the fixture test model
 // selected in the settings, and helpers to wait for the engine thread.
+#include <QAbstractButton>
 #include <QApplication>
 #include <QFile>
+#include <QMessageBox>
 #include <QSemaphore>
 #include <QSettings>
 #include <QTest>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -78,6 +81,30 @@ private:
     std::shared_ptr<State> state_;
     QMetaObject::Connection connection_;
 };
+
+// Answers the next modal message box with `button`, remembering its text. The poll ends
+// with `owner` (the test's window), so a box that never came cannot leak into the next test.
+struct BoxAnswer {
+    QString text;
+    bool seen = false;
+};
+inline std::shared_ptr<BoxAnswer> answer_next_box(QObject* owner, QMessageBox::StandardButton button) {
+    auto answer = std::make_shared<BoxAnswer>();
+    auto* poll = new QTimer(owner);
+    poll->setInterval(20);
+    QObject::connect(poll, &QTimer::timeout, poll, [poll, answer, button] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (!box) return;
+        answer->text = box->text();
+        answer->seen = true;
+        static int shot = 0;  // for looking at: /tmp/precis-confirm-N.png
+        box->grab().save(QStringLiteral("/tmp/precis-confirm-%1.png").arg(++shot));
+        box->button(button)->click();
+        poll->deleteLater();
+    });
+    poll->start();
+    return answer;
+}
 
 inline std::filesystem::path write_text_file(const std::filesystem::path& path, const std::string& text) {
     std::filesystem::create_directories(path.parent_path());
