@@ -23,6 +23,7 @@
 #include "app/file_names.h"
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
+#include "app/models/model_store.h"
 #include "app/paths.h"
 #include "app/qt_file_names.h"
 #include "app/worker/engine_thread.h"
@@ -474,11 +475,20 @@ void MainWindow::set_settings(const EngineSettings& s) {
 
 void MainWindow::download_model() {
     ModelCatalogDialog catalog(this);
-    bool installed = false;
-    connect(&catalog, &ModelCatalogDialog::model_installed, this, [&installed] { installed = true; });
+    QStringList installed;
+    connect(&catalog, &ModelCatalogDialog::model_installed, this, [&installed](const QString& dir) { installed << dir; });
     catalog.exec();
-    // The first model installed became the default: load it (the settings did not change).
-    if (installed) track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
+    if (installed.isEmpty()) return;
+    // A classifier lands as the classifier when none is chosen yet (never as the summarizer);
+    // a summarizer installed first became the default: load it.
+    EngineSettings s = settings_;
+    for (const QString& dir : installed) {
+        const models::ModelInfo info = models::describe_model(native_path(dir));
+        if (info.usable && info.task != QLatin1String("summarization") && s.classifier.model_dir.isEmpty())
+            s.classifier.model_dir = dir;
+    }
+    if (!(s == settings_)) set_settings(s);
+    track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
 }
 
 void MainWindow::use_model_folder() {

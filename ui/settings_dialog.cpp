@@ -24,6 +24,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "app/file_names.h"
+#include "app/models/model_store.h"
 #include "app/paths.h"
 #include "app/qt_file_names.h"
 #include "app/worker/compute_type_setting.h"
@@ -259,7 +261,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     connect(import_, &QPushButton::clicked, this, &SettingsDialog::import_model);
     connect(download, &QPushButton::clicked, this, [this] {
         ModelCatalogDialog catalog(this);
-        connect(&catalog, &ModelCatalogDialog::model_installed, model_dir_, &QLineEdit::setText);
+        connect(&catalog, &ModelCatalogDialog::model_installed, this, &SettingsDialog::take_installed_model);
         catalog.exec();
     });
     connect(attention_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
@@ -465,6 +467,17 @@ void SettingsDialog::end_import(const QString& note) {
 void SettingsDialog::reject() {
     if (importing_ && engine_) engine_->cancel();
     QDialog::reject();
+}
+
+void SettingsDialog::take_installed_model(const QString& dir) {
+    const models::ModelInfo info = models::describe_model(native_path(dir));
+    if (info.usable && info.task != QLatin1String("summarization")) {
+        classifier_->folder()->setText(dir);
+        tabs_->setCurrentIndex(kClassificationTab);
+        return;
+    }
+    model_dir_->setText(dir);
+    tabs_->setCurrentIndex(0);
 }
 
 void SettingsDialog::showEvent(QShowEvent* event) {

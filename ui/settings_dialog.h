@@ -42,6 +42,9 @@ public:
     void start_import(const QString& source_dir);
     bool importing() const { return importing_; }
     ClassifierSettingsBox* classifier_box() const { return classifier_; }
+    // A model just downloaded or imported goes where its role says: a summarizer becomes the
+    // summaries' model, a classifier (zero-shot or trained) the classifier, and that tab shows.
+    void take_installed_model(const QString& dir);
     QTabWidget* tabs() const { return tabs_; }
     static constexpr int kClassificationTab = 1;
 

@@ -449,6 +449,11 @@ TEST(Cli, ClassifyJsonListsEveryLabelWithScoresAndThePrediction) {
                        quote("music, sport") + " " + (dir / "doc.txt").string());
     ASSERT_EQ(multi.code, 0) << multi.err;
     EXPECT_EQ(nlohmann::json::parse(multi.out)["predicted"].size(), 2u);
+    // The same model cannot summarize: one sentence naming what it is, and a failure exit.
+    CliRun summarize = precis("summarize --model " + model.string() + " " + (dir / "doc.txt").string());
+    EXPECT_EQ(summarize.code, 1);
+    EXPECT_NE(summarize.err.find("is a zero-shot classification model"), std::string::npos) << summarize.err;
+    EXPECT_EQ(summarize.out, "");
 }
 
 

@@ -13,6 +13,7 @@
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
 #include "kernels/device_query.h"
+#include "tests/support/test_models.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/settings_dialog.h"
 
@@ -150,6 +151,23 @@ TEST_F(SettingsDialogTest, DeviceRowSaysWhatThisMachineHas) {
         EXPECT_EQ(cuda_item, "CUDA GPU (not in this build)");
     else
         EXPECT_EQ(cuda_item, gpus.empty() ? "CUDA GPU (none found)" : "CUDA GPU");
+}
+
+// A model downloaded from the catalog lands in the role it has: a classifier is never made
+// the summaries' model (issue: bart-large-mnli became the summarizer).
+TEST_F(SettingsDialogTest, ADownloadedClassifierBecomesTheClassifierNotTheSummarizer) {
+    const QString summarizer_before = dialog_->settings().model_dir;
+    const auto nli = make_classifier("settings-nli", {{"0", "contradiction"}, {"1", "neutral"}, {"2", "entailment"}}, "");
+    std::filesystem::copy_file(fixtures_dir() / "tokenizer/bart/tokenizer.json", nli / "tokenizer.json");
+    dialog_->take_installed_model(QString::fromStdString(nli.string()));
+    EXPECT_EQ(dialog_->settings().model_dir, summarizer_before);
+    EXPECT_EQ(dialog_->settings().classifier.model_dir.toStdString(), nli.string());
+    EXPECT_EQ(dialog_->tabs()->currentIndex(), ui::SettingsDialog::kClassificationTab);
+
+    const auto summarizer = fixtures_dir() / "models/bart-tiny-realvocab";
+    dialog_->take_installed_model(QString::fromStdString(summarizer.string()));
+    EXPECT_EQ(dialog_->settings().model_dir.toStdString(), summarizer.string());
+    EXPECT_EQ(dialog_->tabs()->currentIndex(), 0);
 }
 
 TEST_F(SettingsDialogTest, GpuPrecisionIsOffForTheCpuAndIsKept) {
