@@ -43,6 +43,7 @@
 #include "ui/screen_fit.h"
 #include "ui/settings_dialog.h"
 #include "ui/summary_panel.h"
+#include "ui/word_elide.h"
 
 namespace precis::ui {
 
@@ -101,6 +102,7 @@ void MainWindow::build_layout() {
     document_view_ = new DocumentView(this);
     summary_panel_ = new SummaryPanel(*library_, this);
     queue_ = new RunQueuePanel(this);
+    connect(queue_, &RunQueuePanel::removed, this, &MainWindow::clear_stale_queue_status);
     // The left column: the library, and under it the summary queue once one forms.
     auto* left = new QSplitter(Qt::Vertical, this);
     left->addWidget(library_panel_);
@@ -276,7 +278,8 @@ void MainWindow::show_status(const QString& message, int timeout_ms) {
     for (QWidget* w : {static_cast<QWidget*>(run_status_), static_cast<QWidget*>(model_label_)})
         if (w->isVisible()) room -= w->width() + bar->layout()->spacing();
     bar->setToolTip(message);
-    bar->showMessage(bar->fontMetrics().elidedText(message, Qt::ElideRight, std::max(room, 40)), timeout_ms);
+    bar->showMessage(elide_at_word(message, bar->fontMetrics(), std::max(room, 40)), timeout_ms);
+    queued_status_entry_ = 0;  // a queue message sets it after this call
 }
 
 void MainWindow::open_file(const QString& path, const QString& password) {

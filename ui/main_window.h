@@ -90,6 +90,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    // Clears the status bar's "queued" message when its entry leaves the queue or starts.
+    void clear_stale_queue_status(int entry);
     enum class Request { PrepareModel, Open, Summarize, Classify, Trace, Capture };
     void build_layout();
     void build_actions_and_menus();
@@ -143,6 +145,7 @@ private:
     qint64 streaming_document_ = 0;
     QString streaming_text_;     // the running summary so far, to show again on return
     int running_entry_ = 0;      // the queue entry being summarized or classified
+    int queued_status_entry_ = 0;  // the entry the status bar's "queued" message is about
     quint64 running_ticket_ = 0;
     int running_outcome_ = 0;    // RunQueuePanel::State the running entry ends in
     bool closing_ = false;

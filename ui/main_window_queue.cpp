@@ -33,9 +33,12 @@ void MainWindow::enqueue_current(int task_value) {
         show_status(task == Task::Classify ? tr("%1 is already waiting to be classified.").arg(name)
                                                         : tr("%1 is already in the summary queue.").arg(name),
                                  5000);
+        for (const RunQueuePanel::Entry& e : queue_->entries())  // the message goes with its entry
+            if (e.document_id == current_document_ && e.task == task && e.state == RunQueuePanel::State::Waiting)
+                queued_status_entry_ = e.id;
         return;
     }
-    queue_->add(current_document_, name, task);
+    const int entry = queue_->add(current_document_, name, task);
     if (running_entry_) {
         if (task == Task::Classify)
             summary_panel_->classification_view()->set_pending(current_document_, tr("waiting in the queue"));
@@ -45,6 +48,7 @@ void MainWindow::enqueue_current(int task_value) {
                 ? tr("%1 is queued: it will be classified after the %n run(s) ahead of it.", nullptr, ahead).arg(name)
                 : tr("%1 is queued: it will be summarized after the %n run(s) ahead of it.", nullptr, ahead).arg(name),
             8000);
+        queued_status_entry_ = entry;  // cleared with its entry (clear_stale_queue_status)
         return;
     }
     start_next_run();
@@ -58,6 +62,7 @@ void MainWindow::start_next_run() {
             continue;
         }
         running_entry_ = next->id;
+        clear_stale_queue_status(next->id);  // "queued" is no longer true of it
         running_outcome_ = int(RunQueuePanel::State::Failed);  // until the worker says otherwise
         queue_->set_state(next->id, RunQueuePanel::State::Running);
         if (next->task == Task::Classify) {
@@ -86,6 +91,13 @@ void MainWindow::finish_run(quint64 ticket, int state) {
     running_ticket_ = 0;
     streaming_document_ = 0;
     streaming_text_.clear();
+}
+
+void MainWindow::clear_stale_queue_status(int entry) {
+    if (queued_status_entry_ == 0 || entry != queued_status_entry_) return;
+    statusBar()->clearMessage();
+    statusBar()->setToolTip(QString());
+    queued_status_entry_ = 0;
 }
 
 }  // namespace precis::ui

@@ -4,6 +4,7 @@
 // can be removed (and is then never summarized), and the queue runs to the end in order.
 #include <QLabel>
 #include <QListWidget>
+#include <QStatusBar>
 #include <QTextBrowser>
 
 #include "app/library/library.h"
@@ -86,8 +87,11 @@ TEST_F(RunQueueTest, SecondSummarizeQueuesAndTheQueueRunsInOrder) {
     // Remove charlie with the keyboard: select it in the list, press Delete.
     queue->list()->setFocus();
     queue->list()->setCurrentRow(2);
+    EXPECT_TRUE(window_->statusBar()->currentMessage().contains("charlie.txt")) << window_->statusBar()->currentMessage().toStdString();
     QTest::keyClick(queue->list(), Qt::Key_Delete);
     ASSERT_EQ(queue->entries().size(), 2);
+    // The status bar no longer says charlie waits: its entry is gone.
+    EXPECT_FALSE(window_->statusBar()->currentMessage().contains("charlie.txt")) << window_->statusBar()->currentMessage().toStdString();
     QApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // lay out the shown panel, run nothing
     window_->grab().save(QStringLiteral("/tmp/precis-queue.png"));  // the queue under the library, the named progress line
 
