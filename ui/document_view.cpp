@@ -11,6 +11,7 @@
 
 #include <algorithm>
 
+#include "ui/focus_frame.h"
 #include "ui/pdf_pages_view.h"
 
 namespace precis::ui {
@@ -28,6 +29,7 @@ DocumentView::DocumentView(QWidget* parent)
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     text_->setReadOnly(true);
     text_->setTabChangesFocus(true);
+    show_keyboard_focus(text_);
     text_->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     text_->setPlaceholderText(tr("Open a document (Ctrl+O) or drop a PDF, text or Markdown file here."));
     QFont f = text_->font();

@@ -22,6 +22,7 @@
 
 #include "app/file_names.h"
 #include "ui/classification_view.h"
+#include "ui/focus_frame.h"
 
 namespace precis::ui {
 
@@ -68,6 +69,9 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     text_->setPlaceholderText(tr("No summary yet. Press Ctrl+Enter to summarize the open document."));
     text_->setOpenLinks(false);
     text_->setTabChangesFocus(true);
+    for (QAbstractScrollArea* area : {static_cast<QAbstractScrollArea*>(text_), static_cast<QAbstractScrollArea*>(passage_list_),
+                                      static_cast<QAbstractScrollArea*>(history_)})
+        show_keyboard_focus(area);
     QFont f = text_->font();
     f.setPointSizeF(f.pointSizeF() * 1.15);
     text_->setFont(f);
