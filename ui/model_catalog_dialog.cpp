@@ -5,6 +5,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableWidget>
@@ -22,7 +23,7 @@ using namespace precis::models;
 
 namespace {
 
-enum Column { ColModel, ColTask, ColGoodFor, ColInput, ColSize, ColLicence, ColState, ColCount };
+enum Column { ColModel, ColTask, ColGoodFor, ColInput, ColRouge, ColSize, ColLicence, ColState, ColCount };
 
 bool is_installed(const CatalogEntry& e, const std::vector<ModelInfo>& have) {
     for (const ModelInfo& m : have)
@@ -45,7 +46,7 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
     table_ = new QTableWidget(0, ColCount, this);
     table_->setObjectName("catalog");
     table_->setHorizontalHeaderLabels(
-        {tr("Model"), tr("Task"), tr("Good for"), tr("Input"), tr("Size"), tr("Licence"), QString()});
+        {tr("Model"), tr("Task"), tr("Good for"), tr("Input"), tr("ROUGE"), tr("Size"), tr("Licence"), QString()});
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -73,11 +74,24 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
     actions->addWidget(convert_, 1);
     actions->addWidget(download_);
     actions->addWidget(cancel_);
+    // Any other repository of the Hub, as the command line takes it.
+    repo_ = new QLineEdit(this);
+    repo_->setObjectName("repo");
+    repo_->setPlaceholderText(tr("owner/name of another HuggingFace model, e.g. facebook/bart-large-cnn"));
+    repo_->setClearButtonEnabled(true);
+    download_repo_ = new QPushButton(tr("Download repository"), this);
+    download_repo_->setObjectName("download-repo");
+    auto* other = new QHBoxLayout;
+    other->addWidget(new QLabel(tr("Not in the list:"), this));
+    other->addWidget(repo_, 1);
+    other->addWidget(download_repo_);
+
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addWidget(table_, 1);
     layout->addLayout(actions);
+    layout->addLayout(other);
     layout->addWidget(bar_);
     layout->addWidget(status_);
     layout->addWidget(buttons);
@@ -89,6 +103,9 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
         if (row >= 0) start_download(row, convert_->isChecked() && convert_->isEnabled());
     });
     connect(cancel_, &QPushButton::clicked, this, &ModelCatalogDialog::cancel_download);
+    connect(download_repo_, &QPushButton::clicked, this, [this] { start_download_repo(repo_->text().trimmed()); });
+    connect(repo_, &QLineEdit::returnPressed, download_repo_, &QPushButton::click);
+    connect(repo_, &QLineEdit::textChanged, this, &ModelCatalogDialog::update_buttons);
 
     try {
         entries_ = load_catalog(options_.catalog);
@@ -123,6 +140,7 @@ void ModelCatalogDialog::fill_table() {
         set(ColTask, e.task);
         set(ColGoodFor, e.good_for);
         set(ColInput, QString::number(e.input_tokens) + (e.attention == "LSG" ? tr(" LSG") : QString()));
+        set(ColRouge, e.rouge.isEmpty() ? tr("–") : e.rouge);  // as `precis model catalog` shows them
         set(ColSize, e.params_millions ? "~" + format_bytes(e.approx_bytes()) : tr("?"));
         set(ColLicence, e.licence.isEmpty() ? tr("see card") : e.licence);
         set(ColState, is_installed(e, have) ? tr("installed") : QString());
@@ -137,6 +155,8 @@ void ModelCatalogDialog::update_buttons() {
     convert_->setEnabled(!busy && offers);
     cancel_->setEnabled(busy);
     table_->setEnabled(!busy);
+    repo_->setEnabled(!busy);
+    download_repo_->setEnabled(!busy && !repo_->text().trimmed().isEmpty());
 }
 
 QString ModelCatalogDialog::status_text() const { return status_->text(); }
@@ -147,13 +167,25 @@ void ModelCatalogDialog::start_download(int row, bool convert) {
     DownloadRequest req;
     req.repo = e.repo;
     req.revision = e.revision;
+    if (convert && e.offer_lsg_conversion > 0) req.convert_lsg = e.offer_lsg_conversion;
+    start(req);
+}
+
+void ModelCatalogDialog::start_download_repo(const QString& repo) {
+    if (downloading() || repo.isEmpty()) return;
+    DownloadRequest req;
+    req.repo = repo;
+    start(req);
+}
+
+void ModelCatalogDialog::start(const DownloadRequest& request) {
+    DownloadRequest req = request;
     req.models_root = options_.models_root;
     req.endpoint = options_.endpoint;
-    if (convert && e.offer_lsg_conversion > 0) req.convert_lsg = e.offer_lsg_conversion;
-    downloading_repo_ = e.repo;
+    downloading_repo_ = req.repo;
     cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
     bar_->setValue(0);
-    status_->setText(tr("Asking the Hub for the files of %1…").arg(e.repo));
+    status_->setText(tr("Asking the Hub for the files of %1…").arg(req.repo));
 
     auto flag = cancel_flag_;
     thread_ = QThread::create([this, req, flag] {

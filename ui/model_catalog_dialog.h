@@ -16,6 +16,7 @@
 
 class QCheckBox;
 class QLabel;
+class QLineEdit;
 class QProgressBar;
 class QPushButton;
 class QTableWidget;
@@ -38,6 +39,11 @@ public:
     // Downloads catalog row `row` (what Download does for the selected row); `convert`
     // asks for the LSG conversion the entry offers.
     void start_download(int row, bool convert = false);
+    // Downloads a repository that is not in the catalog (owner/name, as `precis model download`
+    // takes it, with the same checks: an id that is not one, or a repo Precis cannot run, is
+    // refused in one sentence and nothing is installed).
+    void start_download_repo(const QString& repo);
+    QLineEdit* repo_field() const { return repo_; }
     void cancel_download();
     bool downloading() const { return thread_ != nullptr; }
     QString status_text() const;
@@ -52,12 +58,15 @@ private:
     void update_buttons();
     void on_progress(const models::DownloadProgress& p);
     void on_finished(const QString& message, const QString& dir, bool ok);
+    void start(const models::DownloadRequest& request);  // on the worker thread
 
     ModelCatalogOptions options_;
     std::vector<models::CatalogEntry> entries_;
     QTableWidget* table_;
     QCheckBox* convert_;
     QPushButton* download_;
+    QLineEdit* repo_;
+    QPushButton* download_repo_;
     QPushButton* cancel_;
     QProgressBar* bar_;
     QLabel* status_;

@@ -306,9 +306,15 @@ QString character_count(qsizetype n) {
 
 QString errno_text(int e) { return QString::fromLocal8Bit(std::strerror(e)).toLower(); }
 
+// What to do with a document past the limits: its parts fit (a batch over a folder of parts
+// gives one summary per part, searchable together in the library).
+const char* const kSplitAdvice =
+    " Split it into parts (a text file: split -C 40M FILE part-) and summarize those, or give Batch their folder.";
+
 [[noreturn]] void fail_too_large(const QString& path, qint64 size, qint64 limit) {
     fail(IngestErrorKind::TooLarge, path,
-         QStringLiteral("File %1 is too large (%2 MiB; the limit is %3 MiB).").arg(shown(path), mib(size), mib(limit)));
+         QStringLiteral("File %1 is too large (%2 MiB; the limit is %3 MiB).").arg(shown(path), mib(size), mib(limit)) +
+             QLatin1String(kSplitAdvice));
 }
 
 // The file's bytes, read through the native (byte) name. Only a regular file is opened:
@@ -387,8 +393,10 @@ IngestedDocument ingest_file(const QString& path, const IngestOptions& opts) {
     IngestedDocument doc = is_pdf ? ingest_pdf(path, bytes, opts) : ingest_text(path, bytes);
     if (doc.text.size() > opts.max_text_chars)
         fail(IngestErrorKind::TooLarge, path,
-             QStringLiteral("File %1 holds %2 characters of text; the limit is %3.")
-                 .arg(shown(path), character_count(doc.text.size()), character_count(opts.max_text_chars)));
+             QStringLiteral("File %1 holds %2 characters of text; the limit is %3 (about %4 pages).")
+                     .arg(shown(path), character_count(doc.text.size()), character_count(opts.max_text_chars),
+                          character_count(opts.max_text_chars / 3000)) +
+                 QLatin1String(kSplitAdvice));
     doc.path = absolute_clean_path(path);
     if (doc.title.isEmpty()) doc.title = path_for_display(base_name_of(path));
     doc.content_hash = QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex();

@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QLabel>
+#include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -96,7 +97,30 @@ TEST_F(ModelCatalogDialogTest, DownloadsTheSelectedModelWithProgressSpeedAndTime
     EXPECT_EQ(installed.at(0).at(0).toString().toStdString(), dir.string());
     EXPECT_TRUE(models::describe_model(dir).usable);
     EXPECT_EQ(bar->value(), 1000);
-    EXPECT_EQ(table->item(0, 6)->text(), "installed");
+    EXPECT_EQ(table->item(0, 7)->text(), "installed");
+    EXPECT_TRUE(table->item(0, 4)->text().contains("R1 1")) << table->item(0, 4)->text().toStdString();  // ROUGE
+}
+
+// A repository that is not in the catalog downloads from the same dialog, with the command
+// line's checks: something that is not an owner/name id is refused in one sentence.
+TEST_F(ModelCatalogDialogTest, ARepositoryOutsideTheCatalogDownloadsByName) {
+    hub_.add_repo("someone/other-tiny", fixture_hub_files());
+    QSignalSpy installed(dialog_.get(), &ui::ModelCatalogDialog::model_installed);
+    auto* repo = child<QLineEdit>("repo");
+    auto* go = child<QPushButton>("download-repo");
+    EXPECT_FALSE(go->isEnabled());  // nothing typed
+    repo->setText("not a repo id");
+    go->click();
+    ASSERT_TRUE(wait_until([&] { return !dialog_->downloading(); }));
+    EXPECT_TRUE(dialog_->status_text().contains("is not a HuggingFace model id")) << dialog_->status_text().toStdString();
+    EXPECT_EQ(installed.count(), 0);
+
+    repo->setText("someone/other-tiny");
+    go->click();
+    ASSERT_TRUE(wait_until([&] { return !dialog_->downloading(); }));
+    EXPECT_TRUE(dialog_->status_text().startsWith("Installed someone/other-tiny")) << dialog_->status_text().toStdString();
+    ASSERT_EQ(installed.count(), 1);
+    EXPECT_TRUE(models::describe_model(options_.models_root / "other-tiny").usable);
 }
 
 TEST_F(ModelCatalogDialogTest, CancelOnASlowDownloadInstallsNothing) {
