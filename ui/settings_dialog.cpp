@@ -32,6 +32,7 @@
 #include "app/worker/engine_thread.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
+#include "ui/attention_explanations.h"
 #include "ui/classifier_settings_box.h"
 #include "ui/model_catalog_dialog.h"
 #include "ui/screen_fit.h"
@@ -172,17 +173,30 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     attention_->addItem(tr("LSG (local, sparse, global)"), "lsg");
     attention_->addItem(tr("Full attention"), "full");
     attention_->addItem(tr("Fovea"), "fovea");
-    max_positions_ = spin(0, 65536, this, tr("Read longer inputs by tiling the position table; 0 keeps the model's own"));
+    max_positions_ = spin(0, 65536, this,
+                          tr("The longest input the model reads, in tokens. Beyond what it was trained on, its "
+                             "position table is repeated (0: the model's own length)"));
     max_positions_->setSpecialValueText(tr("model's own"));
     max_positions_->setSingleStep(1024);
     lsg_override_ = new QCheckBox(tr("Override the model's LSG settings"), this);
     lsg_box_ = new QGroupBox(tr("LSG"), this);
     sparsity_type_ = new QComboBox(this);
-    for (SparsityType t : kSparsityTypes) sparsity_type_->addItem(QString::fromLatin1(sparsity_type_name(t)), int(t));
-    block_size_ = spin(1, 4096, this, tr("Local block size B"));
-    sparse_block_size_ = spin(0, 4096, this, tr("Sparse block size SB (0: no sparse part)"));
-    sparsity_factor_ = spin(1, 512, this, tr("Sparsity factor f"));
-    num_global_ = spin(1, 512, this, tr("Global tokens prepended to the input"));
+    sparsity_type_->setObjectName("sparsity-type");
+    // Named as the attention panel names them: what each keeps of the far text, then its
+    // configuration name.
+    for (SparsityType t : kSparsityTypes) sparsity_type_->addItem(pattern_title(choice_for(t)), int(t));
+    sparsity_type_->setToolTip(tr("What a word sees of the text beyond its neighbours (the attention panel shows each)"));
+    block_size_ = spin(1, 4096, this,
+                       tr("Tokens per block: each word reads its own block and the blocks on either side in full"));
+    sparse_block_size_ = spin(0, 4096, this,
+                              tr("How far past its neighbours, in tokens, a word looks through the sparse keys "
+                                 "(0: no sparse keys)"));
+    sparsity_factor_ = spin(1, 512, this,
+                            tr("Past its neighbours a word sees 1 key for every this many tokens (fewer: sharper "
+                               "but slower)"));
+    num_global_ = spin(1, 512, this,
+                       tr("Extra tokens before the text: every word reads them and they read every word, "
+                          "carrying the whole document's context"));
     auto* lf = new QFormLayout(lsg_box_);
     lf->addRow(lsg_override_);
     lf->addRow(tr("Sparsity type:"), sparsity_type_);

@@ -2,11 +2,14 @@
 // and selected, the import shows progress and can be cancelled (nothing is added), and the
 // dialog cannot be closed with OK while an import runs.
 #include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
 #include <QLabel>
-#include <QProgressBar>
 #include <QLineEdit>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSpinBox>
 
 
 #include "app/library/library.h"
@@ -168,6 +171,29 @@ TEST_F(SettingsDialogTest, ADownloadedClassifierBecomesTheClassifierNotTheSummar
     dialog_->take_installed_model(QString::fromStdString(summarizer.string()));
     EXPECT_EQ(dialog_->settings().model_dir.toStdString(), summarizer.string());
     EXPECT_EQ(dialog_->tabs()->currentIndex(), 0);
+}
+
+// The LSG settings speak plainly: sparsity types named as the attention panel names them,
+// and tooltips that say what a number does rather than repeat its label ("Sparsity factor f").
+TEST_F(SettingsDialogTest, LsgSettingsAreNamedAndExplainedPlainly) {
+    auto* type = dialog_->findChild<QComboBox*>("sparsity-type");
+    ASSERT_NE(type, nullptr);
+    EXPECT_EQ(type->itemText(type->findData(int(SparsityType::Norm))), "Strongest keys (norm)");
+    EXPECT_EQ(type->itemText(type->findData(int(SparsityType::BlockStride))), "Runs of tokens (block_stride)");
+    auto* lsg = dialog_->findChild<QGroupBox*>();
+    for (QGroupBox* box : dialog_->findChildren<QGroupBox*>())
+        if (box->title() == "LSG") lsg = box;
+    ASSERT_NE(lsg, nullptr);
+    auto* form = qobject_cast<QFormLayout*>(lsg->layout());
+    ASSERT_NE(form, nullptr);
+    for (QSpinBox* spin : lsg->findChildren<QSpinBox*>()) {
+        auto* label = qobject_cast<QLabel*>(form->labelForField(spin));
+        ASSERT_NE(label, nullptr);
+        const QString name = label->text().remove(':').trimmed();
+        SCOPED_TRACE(name.toStdString());
+        EXPECT_GT(spin->toolTip().size(), name.size() + 20) << spin->toolTip().toStdString();
+        EXPECT_FALSE(spin->toolTip().startsWith(name, Qt::CaseInsensitive)) << spin->toolTip().toStdString();
+    }
 }
 
 TEST_F(SettingsDialogTest, GpuPrecisionIsOffForTheCpuAndIsKept) {
