@@ -60,19 +60,27 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
     const QString root = absolute_clean_path(opts.root);
     const QStringList files = list_documents(root, opts.recursive);
 
-    // The job is identified by its folder and settings: the same command resumes it.
-    nlohmann::json settings;
+    // How a summary is made: part of the job's identity, and what makes a summary already in
+    // the library count as this job's (existing_results.h).
+    nlohmann::json how;
     if (opts.extractive) {
         const extractive::ExtractiveOptions& e = opts.extractive_options;
-        settings = {{"method", "extractive"},
-                    {"budget", extractive::describe_budget(e.budget).toStdString()},
-                    {"position_weight", e.position_weight},
-                    {"position_decay", e.position_decay},
-                    {"redundancy", e.redundancy}};
+        how = {{"method", "extractive"},
+               {"budget", extractive::describe_budget(e.budget).toStdString()},
+               {"position_weight", e.position_weight},
+               {"position_decay", e.position_decay},
+               {"redundancy", e.redundancy}};
     } else {
-        settings = describe_options(opts.summarize);
-        settings["model"] = summarizer->model().path().string();
+        how = describe_options(opts.summarize);
     }
+    SummarySettings wanted;
+    wanted.extractive = opts.extractive;
+    wanted.options = QJsonDocument::fromJson(QByteArray::fromStdString(how.dump())).object();
+    if (!opts.extractive) wanted.model_path = path_from_fs(summarizer->model().path());
+
+    // The job is identified by its folder and settings: the same command resumes it.
+    nlohmann::json settings = how;
+    if (!opts.extractive) settings["model"] = summarizer->model().path().string();
     settings["recursive"] = opts.recursive;
     settings["classify"] = opts.classifier != nullptr;
     BatchJobStart start = library.start_or_resume_job(root, files, QString::fromStdString(settings.dump()), opts.retry_failed);
@@ -89,20 +97,6 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
     // The passages each summary drew on are stored with it, so the GUI shows them at once.
     SummarizeOptions summarize = opts.summarize;
     summarize.source_attention = true;
-    // What makes a summary already in the library count as this job's (existing_results.h).
-    SummarySettings wanted;
-    wanted.extractive = opts.extractive;
-    if (opts.extractive) {
-        const extractive::ExtractiveOptions& e = opts.extractive_options;
-        wanted.options = QJsonObject{{"method", "extractive"},
-                                     {"budget", extractive::describe_budget(e.budget)},
-                                     {"position_weight", e.position_weight},
-                                     {"position_decay", e.position_decay},
-                                     {"redundancy", e.redundancy}};
-    } else {
-        wanted.model_path = path_from_fs(summarizer->model().path());
-        wanted.options = QJsonDocument::fromJson(QByteArray::fromStdString(describe_options(opts.summarize).dump())).object();
-    }
     QStringList candidate_labels;
     for (const std::string& l : opts.classify.candidate_labels) candidate_labels << QString::fromStdString(l);
     const QString classifier_name =

@@ -52,10 +52,7 @@ qint64 folder_size(const fs::path& dir) {
 
 QString task_of(const ModelConfig& c) {
     if (!c.is_classifier) return QStringLiteral("summarization");
-    for (const std::string& l : c.id2label)
-        if (QString::fromStdString(l).compare("entailment", Qt::CaseInsensitive) == 0)
-            return QStringLiteral("zero-shot labels");
-    return QStringLiteral("classification");
+    return c.is_nli_classifier() ? QStringLiteral("zero-shot labels") : QStringLiteral("classification");
 }
 
 // repo, commit recorded by a download (precis-source.json), when present.

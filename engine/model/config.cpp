@@ -1,5 +1,7 @@
 #include "engine/model/config.h"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,6 +27,16 @@ const char* sparsity_type_name(SparsityType t) {
         case SparsityType::Lsh: return "lsh";
     }
     return "?";
+}
+
+int ModelConfig::label_index(const std::string& name) const {
+    auto lower = [](std::string s) {
+        for (char& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+        return s;
+    };
+    for (size_t i = 0; i < id2label.size(); ++i)
+        if (lower(id2label[i]) == lower(name)) return int(i);
+    return -1;
 }
 
 SparsityType parse_sparsity_type(const std::string& name) {

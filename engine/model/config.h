@@ -75,6 +75,11 @@ struct ModelConfig {
 
     int encoder_head_dim() const { return d_model / encoder_heads; }
     int decoder_head_dim() const { return d_model / decoder_heads; }
+    // The index of a classification label by name, case-insensitive; -1 if absent.
+    int label_index(const std::string& name) const;
+    // An NLI classifier (entailment and contradiction labels): the kind zero-shot
+    // classification runs on.
+    bool is_nli_classifier() const { return label_index("entailment") >= 0 && label_index("contradiction") >= 0; }
 };
 
 struct GenerationConfig {

@@ -13,11 +13,6 @@ namespace precis {
 
 namespace {
 
-std::string lower(std::string s) {
-    for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-}
-
 std::string fill_template(const std::string& tmpl, const std::string& label) {
     std::string out = tmpl;
     const auto pos = out.find("{}");
@@ -34,14 +29,9 @@ Classifier::Classifier(std::shared_ptr<const Model> model, std::shared_ptr<Backe
                                               model_->config().architecture + ")");
 }
 
-int Classifier::label_index(const std::string& name) const {
-    const auto& labels = model_->config().id2label;
-    for (size_t i = 0; i < labels.size(); ++i)
-        if (lower(labels[i]) == lower(name)) return int(i);
-    return -1;
-}
+int Classifier::label_index(const std::string& name) const { return model_->config().label_index(name); }
 
-bool Classifier::is_nli_model() const { return label_index("entailment") >= 0 && label_index("contradiction") >= 0; }
+bool Classifier::is_nli_model() const { return model_->config().is_nli_classifier(); }
 
 ClassifyOptions Classifier::default_options() const {
     ClassifyOptions o;

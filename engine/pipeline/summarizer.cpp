@@ -1,6 +1,5 @@
 #include "engine/pipeline/summarizer.h"
 
-#include <cctype>
 #include <chrono>
 
 #include "engine/backend/backend.h"
@@ -21,14 +20,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::string not_a_summarizer(const Model& model) {
     const ModelConfig& c = model.config();
     std::string labels;
-    bool nli = false;
-    for (const std::string& l : c.id2label) {
-        labels += (labels.empty() ? "" : ", ") + l;
-        std::string lower = l;
-        for (char& ch : lower) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-        nli = nli || lower == "entailment";
-    }
-    const std::string what = nli ? "a zero-shot classification model (an NLI model whose labels are " + labels + ")"
+    for (const std::string& l : c.id2label) labels += (labels.empty() ? "" : ", ") + l;
+    const std::string what = c.is_nli_classifier() ? "a zero-shot classification model (an NLI model whose labels are " + labels + ")"
                                  : "a classification model (its labels: " + labels + ")";
     return "the model " + model.name() + " is " + what +
            ": it labels documents and cannot write summaries; use it for classification, and a summarization "

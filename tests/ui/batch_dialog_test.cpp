@@ -43,6 +43,17 @@ protected:
         return d;
     }
 
+    // Starts the batch with its worker held at its first progress report (release the gate).
+    static std::unique_ptr<WorkerGate> start_held(ui::BatchDialog& dialog) {
+        std::unique_ptr<WorkerGate> gate;
+        const QMetaObject::Connection c = QObject::connect(
+            &dialog, &ui::BatchDialog::engine_started, &dialog,
+            [&](EngineWorker* w) { gate = std::make_unique<WorkerGate>(w); });  // emitted inside start()
+        dialog.start();
+        QObject::disconnect(c);
+        return gate;
+    }
+
     std::filesystem::path dir_, folder_;
     QString library_path_;
 };
@@ -234,10 +245,7 @@ TEST_F(BatchDialogTest, ReportCountsTheWholeJobAfterCancelResumeAndRetry) {
 TEST_F(BatchDialogTest, EscOnARunningBatchAsksAndNoKeepsItGoing) {
     auto dialog = make_dialog();
     QSignalSpy finished(dialog.get(), &ui::BatchDialog::finished_batch);
-    std::unique_ptr<WorkerGate> gate;
-    QObject::connect(dialog.get(), &ui::BatchDialog::engine_started, dialog.get(),
-                     [&](EngineWorker* w) { gate = std::make_unique<WorkerGate>(w); });
-    dialog->start();
+    const std::unique_ptr<WorkerGate> gate = start_held(*dialog);
     ASSERT_TRUE(dialog->running());
     auto answer = answer_next_box(dialog.get(), QMessageBox::No);
     QTest::keyClick(dialog.get(), Qt::Key_Escape);
@@ -255,10 +263,7 @@ TEST_F(BatchDialogTest, EscOnARunningBatchAsksAndNoKeepsItGoing) {
 TEST_F(BatchDialogTest, EscYesStopsTheBatchAndClosesTheDialog) {
     auto dialog = make_dialog();
     QSignalSpy finished(dialog.get(), &ui::BatchDialog::finished_batch);
-    std::unique_ptr<WorkerGate> gate;
-    QObject::connect(dialog.get(), &ui::BatchDialog::engine_started, dialog.get(),
-                     [&](EngineWorker* w) { gate = std::make_unique<WorkerGate>(w); });
-    dialog->start();
+    const std::unique_ptr<WorkerGate> gate = start_held(*dialog);
     auto answer = answer_next_box(dialog.get(), QMessageBox::Yes);
     QTest::keyClick(dialog.get(), Qt::Key_Escape);
     EXPECT_TRUE(answer->seen);
