@@ -44,12 +44,17 @@ DocumentView::DocumentView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(header_);
     layout->addWidget(tabs_, 1);
+    // A passage chosen while the text was showing is where the pages open too.
+    connect(tabs_, &QTabWidget::currentChanged, this, [this](int tab) {
+        if (tab == 1 && revealed_ && revealed_->page >= 0) pages_->reveal_passage(*revealed_);
+    });
     clear();
 }
 
 void DocumentView::clear() {
     document_id_ = 0;
     passages_.clear();
+    revealed_.reset();
     header_->setText(tr("<i>No document open</i>"));
     text_->clear();
     text_->setExtraSelections({});
@@ -60,6 +65,7 @@ void DocumentView::clear() {
 void DocumentView::show_document(const DocumentRecord& d, const QString& pdf_password) {
     document_id_ = d.id;
     passages_.clear();
+    revealed_.reset();
     QString header = QStringLiteral("<b>%1</b><br><small>%2").arg(d.title.toHtmlEscaped(), d.path.toHtmlEscaped());
     header += d.pages > 0 ? tr(" · %n page(s)", nullptr, d.pages) : QStringLiteral(" · %1").arg(d.encoding.toHtmlEscaped());
     header += tr(" · %n word(s)", nullptr, int(d.text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts).size()));
@@ -79,6 +85,7 @@ void DocumentView::show_document(const DocumentRecord& d, const QString& pdf_pas
 
 void DocumentView::set_passages(const QVector<SourcePassage>& passages) {
     passages_ = passages;
+    revealed_.reset();
     double heaviest = 0;
     for (const SourcePassage& p : passages) heaviest = std::max(heaviest, p.weight);
     QList<QTextEdit::ExtraSelection> selections;
@@ -103,7 +110,8 @@ void DocumentView::reveal(const SourcePassage& p) {
     c.setPosition(std::min(p.begin, text_->document()->characterCount() - 1));
     text_->setTextCursor(c);
     text_->centerCursor();
-    if (tabs_->currentIndex() == 1 && p.page >= 0) pages_->scroll_to_page(p.page);
+    revealed_ = p;
+    if (tabs_->currentIndex() == 1 && p.page >= 0) pages_->reveal_passage(p);
 }
 
 }  // namespace precis::ui

@@ -4,6 +4,8 @@
 // rendered pages.
 #include <QWidget>
 
+#include <optional>
+
 #include "app/library/library.h"
 #include "app/library/source_passage.h"
 
@@ -24,7 +26,8 @@ public:
     void show_document(const DocumentRecord& document, const QString& pdf_password = {});
     void clear();
     void set_passages(const QVector<SourcePassage>& passages);
-    // Scrolls the text to the passage and selects it (and the PDF view to its page).
+    // Scrolls the text to the passage and selects it, and the PDF view to the passage's own
+    // words on its page (now, or when the Pages tab is next shown).
     void reveal(const SourcePassage& passage);
 
     qint64 document_id() const { return document_id_; }
@@ -40,6 +43,7 @@ private:
     PdfPagesView* pages_;
     qint64 document_id_ = 0;
     QVector<SourcePassage> passages_;
+    std::optional<SourcePassage> revealed_;
 };
 
 // The colour of a highlighted passage: the heaviest passage is the most saturated.

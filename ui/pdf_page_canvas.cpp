@@ -19,6 +19,7 @@ namespace {
 constexpr int kGap = 12;            // pixels between pages and around them
 constexpr int kMarginPages = 1;     // rendered ahead above and below the view
 constexpr int kCarryPages = 3;      // how far a passage may run onto later pages
+constexpr int kContextWords = 3;    // words before a passage that tell a repeated opening apart
 
 }  // namespace
 
@@ -42,6 +43,8 @@ void PdfPageCanvas::clear() {
     words_.clear();
     passages_.clear();
     passage_words_.clear();
+    words_before_.clear();
+    revealed_ = -1;
     renders_ = 0;
     first_page_ms_ = -1;
     last_page_reported_ = -1;
@@ -81,7 +84,15 @@ bool PdfPageCanvas::load(const QString& path, const QString& password, QString* 
 void PdfPageCanvas::set_highlights(const QVector<SourcePassage>& passages, const QString& text) {
     passages_ = passages;
     passage_words_.clear();
-    for (const SourcePassage& p : passages) passage_words_ << passage_words(text.mid(p.begin, p.end - p.begin));
+    words_before_.clear();
+    revealed_ = -1;
+    for (const SourcePassage& p : passages) {
+        passage_words_ << passage_words(text.mid(p.begin, p.end - p.begin));
+        // A short stretch before the passage is plenty to pick the sentence over a title line.
+        const int from = std::max(0, p.begin - 200);
+        const QStringList before = passage_words(text.mid(from, p.begin - from));
+        words_before_ << before.mid(std::max<qsizetype>(0, before.size() - kContextWords));
+    }
     cache_.clear();  // the marks are drawn into the cached pages
     schedule_render();
     viewport()->update();
@@ -228,11 +239,63 @@ int PdfPageCanvas::carried_into(int passage, int page) {
     const int total = int(passage_words_[passage].size());
     int carried = 0;
     for (int q = p.page; q < page; ++q) {
-        const PassageMarks marks = mark_passage(words_on(q), passage_words_[passage], carried);
+        const PassageMarks marks = marks_on(passage, q, carried);
         if (marks.matched == 0 || carried + marks.matched >= total) return 0;  // not found, or ended on page q
         carried += marks.matched;
     }
     return carried;
+}
+
+PassageMarks PdfPageCanvas::marks_on(int passage, int page, int from) {
+    // The words before the passage only tell apart places on its own first page.
+    return mark_passage(words_on(page), passage_words_[passage], from,
+                        from == 0 ? words_before_[passage] : QStringList());
+}
+
+QRect PdfPageCanvas::page_rect(int page) const {
+    const QSize size = page_pixels(page);
+    const int free = std::max(0, viewport()->width() - content_width_);
+    return QRect(kGap + free / 2 + (content_width_ - 2 * kGap - size.width()) / 2, tops_[page], size.width(), size.height());
+}
+
+QVector<QRect> PdfPageCanvas::passage_boxes_in_view(int index) {
+    QVector<QRect> out;
+    if (!document_ || index < 0 || index >= passages_.size()) return out;
+    const int page = passages_[index].page;
+    if (page < 0 || page >= page_count()) return out;
+    const QRect at = page_rect(page);
+    const double s = pixels_per_point();
+    const QPoint scroll(horizontalScrollBar()->value(), verticalScrollBar()->value());
+    for (const QRectF& r : marks_on(index, page, 0).lines)
+        out << QRectF(at.x() + r.x() * s, at.y() + r.y() * s, r.width() * s, r.height() * s).toAlignedRect().translated(-scroll);
+    return out;
+}
+
+void PdfPageCanvas::reveal_passage(const SourcePassage& passage) {
+    const int index = int(passages_.indexOf(passage));
+    revealed_ = index;
+    if (index < 0 || passage.page < 0 || passage.page >= page_count()) {
+        scroll_to_page(passage.page);
+        viewport()->update();
+        return;
+    }
+    QRect box;
+    for (const QRect& r : passage_boxes_in_view(index)) box = box.united(r);
+    if (box.isNull()) {  // its words are not on the page as the text has them: the page at least
+        scroll_to_page(passage.page);
+        viewport()->update();
+        return;
+    }
+    // In content pixels; the passage's middle to the view's middle, or its top a little below
+    // the view's top when the passage is taller than the view.
+    box.translate(horizontalScrollBar()->value(), verticalScrollBar()->value());
+    const int view_h = viewport()->height(), view_w = viewport()->width();
+    const int y = box.height() + 2 * kGap < view_h ? box.center().y() - view_h / 2 : box.top() - 2 * kGap;
+    verticalScrollBar()->setValue(y);
+    if (box.left() < horizontalScrollBar()->value() || box.right() > horizontalScrollBar()->value() + view_w)
+        horizontalScrollBar()->setValue(box.width() + 2 * kGap < view_w ? box.center().x() - view_w / 2 : box.left() - kGap);
+    emit_page_if_changed();
+    viewport()->update();
 }
 
 QImage PdfPageCanvas::render_page(int index) {
@@ -252,7 +315,7 @@ QImage PdfPageCanvas::render_page(int index) {
         // here from the words already found there.
         const int from = p.page == index ? 0 : carried_into(i, index);
         if (p.page != index && from == 0) continue;
-        const PassageMarks marks = mark_passage(words_on(index), passage_words_[i], from);
+        const PassageMarks marks = marks_on(i, index, from);
         for (const QRectF& r : marks.lines)
             painter.fillRect(QRectF(r.x() * s, r.y() * s, r.width() * s, r.height() * s), passage_colour(p.weight, heaviest));
     }
@@ -263,16 +326,15 @@ void PdfPageCanvas::paintEvent(QPaintEvent* event) {
     QPainter painter(viewport());
     const int dx = horizontalScrollBar()->value(), dy = verticalScrollBar()->value();
     const QRect view = event->rect().translated(dx, dy);
-    const int free = std::max(0, viewport()->width() - content_width_);
     bool missing = false;
     for (int i = 0; i < tops_.size(); ++i) {
-        const QSize size = page_pixels(i);
-        const QRect page(kGap + free / 2 + (content_width_ - 2 * kGap - size.width()) / 2, tops_[i], size.width(), size.height());
+        const QRect page = page_rect(i);
         if (page.top() > view.bottom()) break;
         if (!page.intersects(view)) continue;
         const QRect at = page.translated(-dx, -dy);
         if (const QImage* image = cache_.object(cache_key(i))) {
             painter.drawImage(at, *image);
+            if (revealed_ >= 0 && passages_[revealed_].page == i) outline_revealed(painter);
         } else {
             painter.fillRect(at, Qt::white);
             painter.setPen(Qt::gray);
@@ -281,6 +343,25 @@ void PdfPageCanvas::paintEvent(QPaintEvent* event) {
         }
     }
     if (missing) schedule_render();
+}
+
+void PdfPageCanvas::outline_revealed(QPainter& painter) {
+    // Drawn over the cached page, not into it: revealing another passage repaints, not re-renders.
+    const QVector<QRect> lines = passage_boxes_in_view(revealed_);
+    if (lines.isEmpty()) return;
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing);
+    const QColor ink(0xB4, 0x53, 0x09);  // a darker amber than the highlight it frames
+    painter.setPen(QPen(ink, 1.5));
+    painter.setBrush(Qt::NoBrush);
+    QRect all;
+    for (const QRect& r : lines) {
+        painter.drawRect(QRectF(r).adjusted(-1.5, 0.5, 1.5, -0.5));  // inside its line: no overlap with the next
+        all = all.united(r);
+    }
+    // A bar in the margin beside the lines, so the passage is found at a glance at any zoom.
+    painter.fillRect(QRectF(all.left() - 9, all.top(), 4, all.height()), ink);
+    painter.restore();
 }
 
 void PdfPageCanvas::resizeEvent(QResizeEvent* event) {

@@ -16,6 +16,7 @@
 #include "app/library/source_passage.h"
 #include "ui/pdf_passage_marks.h"
 
+class QPainter;
 class QTimer;
 
 namespace Poppler {
@@ -37,6 +38,14 @@ public:
     bool load(const QString& path, const QString& password, QString* why);
     void clear();
     void set_highlights(const QVector<SourcePassage>& passages, const QString& text);
+    // Scrolls so the passage's own words (their boxes on its page, not the page's top) are in
+    // the middle of the view, and outlines them until another passage is revealed. A passage
+    // not among the highlights, or whose words are not found on its page, shows its page.
+    void reveal_passage(const SourcePassage& passage);
+    // Where the highlights of passage `index` (into set_highlights' list) lie on its first
+    // page, one rectangle per printed line, in viewport pixels at the current scroll and zoom.
+    QVector<QRect> passage_boxes_in_view(int index);
+    int revealed_passage() const { return revealed_; }  // -1: none
 
     int page_count() const { return int(page_points_.size()); }
     int current_page() const;  // the page at the middle of the view, from 0
@@ -72,6 +81,9 @@ private:
     QImage render_page(int page);
     const QVector<PageWord>& words_on(int page);
     int carried_into(int passage, int page);  // words of `passage` matched before `page`
+    PassageMarks marks_on(int passage, int page, int from);
+    QRect page_rect(int page) const;          // in content pixels
+    void outline_revealed(QPainter& painter);
     void emit_page_if_changed();
 
     std::unique_ptr<Poppler::Document> document_;
@@ -84,6 +96,8 @@ private:
     QHash<int, QVector<PageWord>> words_;
     QVector<SourcePassage> passages_;
     QVector<QStringList> passage_words_;
+    QVector<QStringList> words_before_;  // the text's last words before each passage
+    int revealed_ = -1;
     QTimer* render_timer_;
     QElapsedTimer since_load_;
     qint64 first_page_ms_ = -1;

@@ -111,6 +111,11 @@ void PdfPagesView::set_highlights(const QVector<SourcePassage>& passages, const 
 
 void PdfPagesView::scroll_to_page(int page) { canvas_->scroll_to_page(page); }
 
+void PdfPagesView::reveal_passage(const SourcePassage& passage) {
+    canvas_->reveal_passage(passage);
+    update_controls();
+}
+
 int PdfPagesView::rendered_pages() const { return canvas_->rendered_pages(); }
 
 bool PdfPagesView::visible_pages_rendered() const { return canvas_->visible_pages_rendered(); }

@@ -27,6 +27,8 @@ public:
     // `text` is the document's ingested text the passages index into.
     void set_highlights(const QVector<SourcePassage>& passages, const QString& text);
     void scroll_to_page(int page);  // from 0
+    // Scrolls to the passage's own words on its page and outlines them (PdfPageCanvas).
+    void reveal_passage(const SourcePassage& passage);
 
     int rendered_pages() const;  // pages rendered since load (on demand, so few)
     bool visible_pages_rendered() const;

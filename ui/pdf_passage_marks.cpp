@@ -106,13 +106,24 @@ QStringList passage_words(const QString& passage) {
     return out;
 }
 
-PassageMarks mark_passage(const QVector<PageWord>& page_words, const QStringList& words, int from) {
+PassageMarks mark_passage(const QVector<PageWord>& page_words, const QStringList& words, int from, const QStringList& before) {
     PassageMarks marks;
     if (from < 0 || from >= words.size()) return marks;
     const NormalizedPage page = normalize(page_words);
     const int remaining = int(words.size()) - from;
     const int anchor = std::min(kAnchorWords, remaining);
     const int last_start = from == 0 ? int(page.words.size()) : std::min<int>(kContinuationSlack, page.words.size());
+    // How many of the words before the passage also stand just before page word `start`.
+    const auto context_agreeing = [&](int start) {
+        int n = 0;
+        for (int i = 1; i <= before.size() && start - i >= 0; ++i, ++n)
+            if (page.words[start - i] != before[before.size() - i]) break;
+        return n;
+    };
+    // Every place is tried, not only the first: a heading that repeats the passage's opening
+    // words would otherwise take the highlight from the sentence itself.
+    QVector<int> best_used;
+    int best_matched = 0, best_context = -1;
     for (int start = 0; start < last_start; ++start) {
         int matched = 0;
         const QVector<int> used = follow(page.words, start, words, from, &matched);
@@ -120,12 +131,19 @@ PassageMarks mark_passage(const QVector<PageWord>& page_words, const QStringList
         // there if it reaches the page's end (the passage goes on overleaf).
         const bool runs_off_page = !used.isEmpty() && used.last() == page.words.size() - 1;
         if (matched < anchor && !(runs_off_page && matched >= std::min(2, remaining))) continue;
-        QVector<QRectF> boxes;
-        for (int i : used) boxes << page.boxes[i];
-        marks.lines = line_rectangles(boxes);
-        marks.matched = matched;
-        return marks;
+        if (matched < best_matched) continue;
+        const int context = context_agreeing(start);
+        if (matched == best_matched && context <= best_context) continue;
+        best_used = used;
+        best_matched = matched;
+        best_context = context;
+        if (matched == remaining && context == before.size()) break;  // nothing can beat it
     }
+    if (best_used.isEmpty()) return marks;
+    QVector<QRectF> boxes;
+    for (int i : best_used) boxes << page.boxes[i];
+    marks.lines = line_rectangles(boxes);
+    marks.matched = best_matched;
     return marks;
 }
 

@@ -28,6 +28,11 @@ struct PassageMarks {
 
 // Finds `words[from...]` on `page`. A fresh passage (from == 0) may start anywhere;
 // a continuation must start near the top of the page (after a header or page number).
-PassageMarks mark_passage(const QVector<PageWord>& page, const QStringList& words, int from);
+// Where the opening words occur more than once (a title line repeating the sentence's
+// first words), the place that matches the most words wins; at a tie, the place whose
+// preceding page words agree with `before` (the words the text has just before the
+// passage, passage_words() of them, last ones last), then the first.
+PassageMarks mark_passage(const QVector<PageWord>& page, const QStringList& words, int from,
+                          const QStringList& before = {});
 
 }  // namespace precis::ui

@@ -59,6 +59,32 @@ TEST(MarkPassage, StartsWhereTheOpeningWordsAgreeNotAtTheFirstCommonWord) {
     EXPECT_DOUBLE_EQ(marks.lines[0].left(), 50 + 40 * 5);
 }
 
+// Issue 31, item 10: a title line repeating a sentence's opening words took the highlight.
+TEST(MarkPassage, ATitleRepeatingTheOpeningWordsDoesNotTakeTheHighlight) {
+    // Line 1 is the title; the sentence starts the second line.
+    const QStringList text = QStringLiteral("rivers shape their valleys x x x x "
+                                            "rivers shape their valleys slowly grain by grain")
+                                 .split(' ');
+    const auto marks = mark_passage(page_of(text, 8), passage_words("Rivers shape their valleys slowly, grain by grain."), 0);
+    EXPECT_EQ(marks.matched, 8);
+    ASSERT_EQ(marks.lines.size(), 1);
+    EXPECT_DOUBLE_EQ(marks.lines[0].top(), 100 + 12);  // the second line, not the title
+}
+
+TEST(MarkPassage, ASentenceIdenticalToTheTitleIsFoundByTheWordsBeforeIt) {
+    const QStringList text = QStringLiteral("the quiet work of rivers "
+                                            "we end where we began the quiet work of rivers")
+                                 .split(' ');
+    const QStringList words = passage_words("The quiet work of rivers.");
+    const auto at_title = mark_passage(page_of(text, 5), words, 0);  // no context: the first place
+    ASSERT_EQ(at_title.lines.size(), 1);
+    EXPECT_DOUBLE_EQ(at_title.lines[0].top(), 100);
+    const auto own = mark_passage(page_of(text, 5), words, 0, passage_words("where we began"));
+    EXPECT_EQ(own.matched, 5);
+    ASSERT_FALSE(own.lines.isEmpty());
+    EXPECT_GT(own.lines[0].top(), 100);  // on the sentence's own lines
+}
+
 TEST(MarkPassage, FindsWordsIngestionJoinedAcrossAHyphenatedLineBreak) {
     const QStringList text = QStringLiteral("water carries sedi- ment down to the delta").split(' ');
     const auto marks = mark_passage(page_of(text, 3), passage_words("water carries sediment down to the delta"), 0);
