@@ -14,7 +14,8 @@ QColor key_style_colour(KeyStyle style, int fovea_level) {
         case KeyStyle::Local: return QColor(0x00, 0x72, 0xB2);       // blue
         case KeyStyle::Dense: return QColor(0x88, 0x88, 0x88);       // grey
         case KeyStyle::Single: return QColor(0x00, 0x9E, 0x73);      // bluish green
-        case KeyStyle::Averaged: return QColor(0xD5, 0x5E, 0x00);    // vermillion
+        // Deep violet: vermillion sat too close to the global token's orange (issue 31).
+        case KeyStyle::Averaged: return QColor(0x5E, 0x3C, 0x99);    // deep violet
         case KeyStyle::Weighted: return QColor(0xCC, 0x79, 0xA7);    // reddish purple
         case KeyStyle::Cluster: return QColor(0x56, 0xB4, 0xE9);     // sky blue
         case KeyStyle::Candidates: return QColor(0xC9, 0xE8, 0xDD);  // pale green: chosen from here, by the text
@@ -36,7 +37,7 @@ QColor key_colour(const StripKey& key) {
         case KeyStyle::Cluster: {
             // A cluster's tokens lie scattered: neighbouring clusters need clearly different
             // hues (none of them the neighbours' blue or the global orange).
-            static const QColor hues[] = {QColor(0x56, 0xB4, 0xE9), QColor(0x00, 0x9E, 0x73), QColor(0xD5, 0x5E, 0x00),
+            static const QColor hues[] = {QColor(0x56, 0xB4, 0xE9), QColor(0x00, 0x9E, 0x73), QColor(0xAA, 0x33, 0x77),
                                           QColor(0xCC, 0x79, 0xA7), QColor(0x8C, 0x6D, 0x1F), QColor(0x99, 0x99, 0x33),
                                           QColor(0x44, 0xAA, 0x99), QColor(0x88, 0x22, 0x55)};
             return hues[key.index % 8];

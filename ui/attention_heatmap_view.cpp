@@ -13,7 +13,22 @@ namespace precis::ui {
 
 namespace {
 constexpr int kBaseSide = 512;
+// Room for the axis titles and the position labels.
+constexpr int kAxisLeft = 64, kAxisTop = 38;
+constexpr int kTickSpacing = 64;  // at least this many pixels between two position labels
+
+// A step of 1, 2 or 5 times a power of ten, at least `minimum`.
+int nice_step(double minimum) {
+    double step = 1;
+    while (step < minimum) {
+        for (double m : {2.0, 2.5, 2.0}) {  // 1 -> 2 -> 5 -> 10
+            step *= m;
+            if (step >= minimum) break;
+        }
+    }
+    return std::max(1, int(std::lround(step)));
 }
+}  // namespace
 
 QImage heatmap_image(const AttentionCaptureResult& c) {
     if (c.grid <= 0 || c.cells.size() != size_t(c.grid) * size_t(c.grid)) return {};
@@ -47,9 +62,53 @@ void AttentionHeatmapView::set_zoom(double zoom) {
     const bool changed = std::abs(zoom - zoom_) > 1e-9;
     zoom_ = zoom;
     const int side = int(std::lround(kBaseSide * zoom_));
-    setFixedSize(side, side);
+    setFixedSize(side + kAxisLeft, side + kAxisTop);
     update();
     if (changed) emit zoom_changed(zoom_);
+}
+
+QRect AttentionHeatmapView::map_rect() const {
+    return QRect(kAxisLeft, kAxisTop, width() - kAxisLeft, height() - kAxisTop);
+}
+
+QVector<QPair<int, QString>> AttentionHeatmapView::axis_ticks() const {
+    QVector<QPair<int, QString>> ticks;
+    const int tokens = rows_ - num_global_;
+    if (rows_ <= 0 || tokens <= 0) return ticks;
+    const double per_token = double(map_rect().width()) / rows_;
+    if (num_global_ > 0) ticks.push_back({0, tr("G")});
+    // Positions 0, step, 2·step… counted from the first token after the global ones.
+    const int step = nice_step(kTickSpacing / per_token);
+    for (int p = 0; p < tokens; p += step) {
+        const int at = int(std::lround((num_global_ + p) * per_token));
+        if (!ticks.isEmpty() && at - ticks.last().first < kTickSpacing / 2) continue;  // too close to "G"
+        ticks.push_back({at, QString::number(p)});
+    }
+    return ticks;
+}
+
+void AttentionHeatmapView::draw_axes(QPainter& painter) const {
+    const QRect map = map_rect();
+    const QColor ink = palette().color(QPalette::WindowText);
+    painter.setPen(ink);
+    QFont title = font();
+    title.setBold(true);
+    painter.setFont(title);
+    painter.drawText(QRect(map.left(), 0, map.width(), 18), Qt::AlignLeft | Qt::AlignVCenter, tr("what it reads (keys) →"));
+    painter.save();
+    painter.translate(18, map.top());
+    painter.rotate(90);  // reads downwards, as the queries go
+    painter.drawText(QRect(0, 0, map.height(), 16), Qt::AlignLeft | Qt::AlignVCenter, tr("each word (queries) →"));
+    painter.restore();
+    painter.setFont(font());
+    const QFontMetrics fm(font());
+    for (const auto& [at, label] : axis_ticks()) {
+        const int x = map.left() + at, y = map.top() + at;
+        painter.drawLine(x, map.top() - 4, x, map.top());
+        painter.drawText(QRect(x + 2, map.top() - 4 - fm.height(), kTickSpacing, fm.height()), Qt::AlignLeft | Qt::AlignBottom, label);
+        painter.drawLine(map.left() - 4, y, map.left(), y);
+        painter.drawText(QRect(20, y, map.left() - 26, fm.height()), Qt::AlignRight | Qt::AlignTop, label);
+    }
 }
 
 void AttentionHeatmapView::paintEvent(QPaintEvent*) {
@@ -58,17 +117,20 @@ void AttentionHeatmapView::paintEvent(QPaintEvent*) {
         painter.fillRect(rect(), palette().base());
         painter.setPen(palette().color(QPalette::PlaceholderText));
         painter.drawText(rect().adjusted(20, 20, -20, -20), Qt::AlignCenter | Qt::TextWordWrap,
-                         tr("Choose a layer and head and press Compute: the encoder runs on the open document and "
-                            "the weights it computes appear here."));
+                         tr("Choose a layer and head and press Run: the encoder runs on the open document and "
+                            "the weights it computes appear here, queries down and keys across."));
         return;
     }
+    painter.fillRect(rect(), palette().window());
+    draw_axes(painter);
+    const QRect map = map_rect();
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    painter.drawImage(rect(), image_);
+    painter.drawImage(map, image_);
     if (num_global_ > 0 && rows_ > 0) {
-        const double g = double(num_global_) / rows_ * width();
-        painter.setPen(QPen(QColor(230, 159, 0), 1, Qt::DashLine));
-        painter.drawLine(QPointF(g, 0), QPointF(g, height()));
-        painter.drawLine(QPointF(0, g), QPointF(width(), g));
+        const double g = double(num_global_) / rows_ * map.width();
+        painter.setPen(QPen(key_style_colour(KeyStyle::Global), 1, Qt::DashLine));
+        painter.drawLine(QPointF(map.left() + g, map.top()), QPointF(map.left() + g, map.bottom()));
+        painter.drawLine(QPointF(map.left(), map.top() + g), QPointF(map.right(), map.top() + g));
     }
 }
 
@@ -101,9 +163,12 @@ QString AttentionHeatmapView::describe_rows(std::pair<int, int> rows) const {
 }
 
 QString AttentionHeatmapView::tooltip_at(QPointF pos) const {
-    if (image_.isNull() || rows_ <= 0 || grid_ <= 0 || width() <= 0 || height() <= 0) return {};
-    const int qc = std::clamp(int(pos.y() / height() * grid_), 0, grid_ - 1);
-    const int kc = std::clamp(int(pos.x() / width() * grid_), 0, grid_ - 1);
+    const QRect map = map_rect();
+    if (image_.isNull() || rows_ <= 0 || grid_ <= 0 || map.width() <= 0 || map.height() <= 0) return {};
+    if (!QRectF(map).contains(pos)) return {};  // over an axis
+    pos -= map.topLeft();
+    const int qc = std::clamp(int(pos.y() / map.height() * grid_), 0, grid_ - 1);
+    const int kc = std::clamp(int(pos.x() / map.width() * grid_), 0, grid_ - 1);
     const float w = cells_[size_t(qc) * size_t(grid_) + size_t(kc)];
     const auto q = rows_of_cell(qc), k = rows_of_cell(kc);
     const bool folded = q.second - q.first > 1 || k.second - k.first > 1;

@@ -128,6 +128,25 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent), tabs_(new QTa
                         "head picked and how much weight it gave each word"));
     run_status_ = wrapped(this);
     run_status_->setForegroundRole(QPalette::PlaceholderText);
+    // Without a model the drawings still explain the patterns, but nothing can run: say so
+    // where Run is, with the same ways to get a model as the window's banner and Settings.
+    no_model_ = new QWidget(this);
+    no_model_->setObjectName("no-model");
+    auto* no_model_text = wrapped(no_model_);
+    no_model_text->setText(tr("Runs on a document need a summarization model, and none is installed."));
+    download_ = new QPushButton(tr("Download a model…"), no_model_);
+    download_->setObjectName("download-model");
+    download_->setToolTip(tr("Pick a model from the catalog and download it from the HuggingFace Hub (as in Settings)"));
+    auto* use_folder = new QPushButton(tr("Use a model folder…"), no_model_);
+    use_folder->setToolTip(tr("A HuggingFace BART or LSG-BART folder already on this computer"));
+    auto* no_model_row = new QHBoxLayout(no_model_);
+    no_model_row->setContentsMargins(0, 0, 0, 0);
+    no_model_row->addWidget(no_model_text, 1);
+    no_model_row->addWidget(download_);
+    no_model_row->addWidget(use_folder);
+    no_model_->hide();
+    connect(download_, &QPushButton::clicked, this, &AttentionPanel::download_requested);
+    connect(use_folder, &QPushButton::clicked, this, &AttentionPanel::use_folder_requested);
 
     // --- (a) pattern
     auto* pattern_page = new QWidget(this);
@@ -187,6 +206,7 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent), tabs_(new QTa
     layout->addWidget(settings_box_);
     layout->addWidget(pattern_error_);
     layout->addLayout(run_row);
+    layout->addWidget(no_model_);
     layout->addWidget(run_status_);
     layout->addWidget(tabs_, 1);
 
@@ -230,6 +250,8 @@ AttentionPanel::PatternSettings AttentionPanel::current_settings() const {
 }
 
 void AttentionPanel::set_model_info(const ModelInfo& info) {
+    has_model_ = !(info.extractive && info.source == QLatin1String("no model installed"));
+    no_model_->setVisible(!has_model_);
     fill_numbers(layer_, info.encoder_layers);
     fill_numbers(head_, info.encoder_heads);
     heads_ = std::max(1, info.encoder_heads);
@@ -314,7 +336,7 @@ void AttentionPanel::update_enabled() {
     const bool fovea = pattern_choice() == PatternChoice::Fovea;
     for (QSpinBox* s : {block_, sparse_block_, factor_}) s->setEnabled(!fovea);
     for (QSpinBox* s : {fovea_block_, fovea_wing_}) s->setEnabled(fovea);
-    run_->setEnabled(document_id_ != 0 && !running_);
+    run_->setEnabled(document_id_ != 0 && !running_ && has_model_);
 }
 
 int AttentionPanel::padded_tokens() const {
@@ -375,6 +397,7 @@ void AttentionPanel::update_legend() {
 void AttentionPanel::update_run_status() {
     if (running_) return;
     const PatternChoice c = pattern_choice();
+    run_status_->setVisible(has_model_);  // the no-model row says what there is to say
     if (document_id_ == 0) {
         run_status_->setText(depends_on_text(c) ? tr("Which far keys this pattern reads depends on the text: open a "
                                                      "document and press Run to see what the model picks.")

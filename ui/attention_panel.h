@@ -69,9 +69,16 @@ public:
     QLabel* run_status() const { return run_status_; }
     QComboBox* layer_box() const { return layer_; }
     QComboBox* head_box() const { return head_; }
+    // Shown instead of Run while no model is installed: what the panel needs, with Download
+    // (the catalog, as in Settings) and a model folder already on disk.
+    QWidget* no_model_row() const { return no_model_; }
+    QPushButton* download_button() const { return download_; }
+    bool has_model() const { return has_model_; }
 
 signals:
     void capture_requested(int layer, int head);
+    void download_requested();
+    void use_folder_requested();
 
 private:
     // The attention settings a drawing or a run stands for.
@@ -100,6 +107,8 @@ private:
     QComboBox *layer_, *head_;
     QPushButton* run_;
     QLabel* run_status_;
+    QWidget* no_model_;
+    QPushButton* download_;
     AttentionPatternView* pattern_view_;
     QLabel* legend_;
     QSlider* zoom_;
@@ -115,6 +124,7 @@ private:
     std::optional<AttentionCaptureResult> capture_;   // the last run on the open document
     std::optional<PatternSettings> capture_settings_;
     bool running_ = false;
+    bool has_model_ = true;  // until set_model_info says otherwise
 };
 
 }  // namespace precis::ui

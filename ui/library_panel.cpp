@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMap>
 #include <QMenu>
 #include <QTableView>
 #include <QTimer>
@@ -29,6 +30,7 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
       labels_(new QComboBox(this)),
       table_(new QTableView(this)),
       count_(new QLabel(this)),
+      empty_(new QLabel(this)),
       failed_toggle_(new QToolButton(this)),
       failed_files_(new FailedFilesView(this)),
       search_delay_(new QTimer(this)) {
@@ -60,14 +62,21 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
         if (const qint64 id = selected_document()) emit delete_requested(id);
     });
     count_->setForegroundRole(QPalette::PlaceholderText);
+    empty_->setObjectName("no-match");
+    empty_->setWordWrap(true);
+    empty_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+    empty_->setMargin(16);
+    empty_->setTextFormat(Qt::RichText);
+    empty_->hide();
+    connect(empty_, &QLabel::linkActivated, this, &LibraryPanel::clear_filters);
     table_->setItemDelegateForColumn(LibraryModel::TitleColumn, new LibrarySnippetDelegate(table_));
     failed_toggle_->setCheckable(true);
     failed_toggle_->setToolTip(tr("Files batch runs could not summarize, with the reason"));
     failed_files_->hide();
     connect(failed_toggle_, &QToolButton::toggled, this, [this](bool on) {
-        table_->setVisible(!on);
         failed_files_->setVisible(on);
         update_count();
+        update_empty_message();  // shows the table again, or the message in its place
     });
 
     auto* layout = new QVBoxLayout(this);
@@ -75,6 +84,7 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
     layout->addWidget(search_);
     layout->addWidget(labels_);
     layout->addWidget(table_, 1);
+    layout->addWidget(empty_, 1);
     layout->addWidget(failed_files_, 1);
     auto* footer = new QHBoxLayout;
     footer->addWidget(count_, 1);
@@ -97,16 +107,10 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
 void LibraryPanel::refresh() {
     const qint64 keep = selected_document();
     model_->set_items(library_.documents());
-    const QString current_label = labels_->currentData().toString();
-    {
-        const QSignalBlocker block(labels_);
-        labels_->clear();
-        labels_->addItem(tr("All labels"), QString());
-        for (const QString& l : library_.labels()) labels_->addItem(l, l);
-        const int i = labels_->findData(current_label);
-        labels_->setCurrentIndex(i < 0 ? 0 : i);
-        labels_->setVisible(labels_->count() > 1);  // nothing to filter by until something is classified
-    }
+    QVector<qint64> ids;
+    for (int row = 0; row < model_->rowCount(); ++row)
+        ids << model_->index(row, 0).data(LibraryModel::DocumentIdRole).toLongLong();
+    fill_label_filter(ids);
     const QVector<FailedBatchFile> failed = library_.failed_batch_files();
     failed_files_->set_files(failed);
     failed_toggle_->setText(tr("Failed files (%1)").arg(failed.size()));
@@ -117,6 +121,59 @@ void LibraryPanel::refresh() {
         const QSignalBlocker block(table_->selectionModel());
         select_document(keep);
     }
+}
+
+void LibraryPanel::fill_label_filter(const QVector<qint64>& documents) {
+    // Only labels a document has now (its newest classification predicted it), with how many:
+    // a label some run merely scored, or one whose documents were re-classified or removed,
+    // would offer a filter that lists nothing.
+    QMap<QString, int> in_use;
+    for (qint64 id : documents) {
+        const QVector<ClassificationRecord> run = newest_classification(library_, id);
+        for (const ClassificationRecord& c : run)
+            if (is_predicted(c, run)) ++in_use[c.label];
+    }
+    const QString current_label = labels_->currentData().toString();
+    const QSignalBlocker block(labels_);
+    labels_->clear();
+    labels_->addItem(tr("All labels"), QString());
+    for (auto it = in_use.cbegin(); it != in_use.cend(); ++it)
+        labels_->addItem(tr("%1 (%2)").arg(it.key()).arg(it.value()), it.key());
+    const int i = labels_->findData(current_label);
+    labels_->setCurrentIndex(i < 0 ? 0 : i);
+    labels_->setVisible(labels_->count() > 1);  // nothing to filter by until something is labelled
+}
+
+void LibraryPanel::clear_filters() {
+    {
+        const QSignalBlocker block(search_);
+        search_->clear();
+    }
+    search_delay_->stop();
+    {
+        const QSignalBlocker block(labels_);
+        labels_->setCurrentIndex(0);
+    }
+    apply_filters();
+}
+
+void LibraryPanel::update_empty_message() {
+    const bool failed = failed_files_->isVisibleTo(this);
+    const bool nothing = proxy_->rowCount() == 0 && model_->rowCount() > 0;
+    const QString query = search_->text().trimmed();
+    const QString label = labels_->currentData().toString();
+    if (nothing) {
+        QString what;
+        if (!query.isEmpty() && !label.isEmpty())
+            what = tr("No document labelled “%1” matches “%2”.").arg(label.toHtmlEscaped(), query.toHtmlEscaped());
+        else if (!query.isEmpty())
+            what = tr("No document or summary matches “%1”.").arg(query.toHtmlEscaped());
+        else
+            what = tr("No document is labelled “%1” now.").arg(label.toHtmlEscaped());
+        empty_->setText(what + QStringLiteral("<br><br><a href='clear'>%1</a>").arg(tr("Show all documents")));
+    }
+    empty_->setVisible(nothing && !failed);
+    table_->setVisible(!nothing && !failed);
 }
 
 void LibraryPanel::apply_filters() {
@@ -150,6 +207,7 @@ void LibraryPanel::apply_filters() {
     model_->set_snippets(snippets);
     table_->resizeRowsToContents();  // a hit's row has a second line for its snippet
     update_count();
+    update_empty_message();
 }
 
 void LibraryPanel::update_count() {

@@ -1,7 +1,8 @@
 #pragma once
 // The left column: every document in the library, a search box (full-text search over
 // documents and summaries, each hit with a snippet of the match), a label filter
-// (documents classified with a label), and a "Failed files" toggle that swaps the table
+// (only labels some document's newest classification gave it, with how many), a message in
+// place of the list when the filters leave nothing, and a "Failed files" toggle that swaps the table
 // for the files batch jobs could not summarize.
 #include <QWidget>
 
@@ -38,6 +39,9 @@ public:
     QToolButton* failed_toggle() const { return failed_toggle_; }
     FailedFilesView* failed_files() const { return failed_files_; }
     QLabel* count_label() const { return count_; }
+    // Shown instead of the list when the search and label leave no document, saying so.
+    QLabel* empty_message() const { return empty_; }
+    void clear_filters();
 
 signals:
     void document_selected(qint64 document_id);
@@ -46,6 +50,8 @@ signals:
 private:
     void apply_filters();
     void update_count();  // documents shown, or failed files while those are shown
+    void fill_label_filter(const QVector<qint64>& documents);
+    void update_empty_message();
     void show_context_menu(const QPoint& pos);
 
     Library& library_;
@@ -55,6 +61,7 @@ private:
     QComboBox* labels_;
     QTableView* table_;
     QLabel* count_;
+    QLabel* empty_;
     QToolButton* failed_toggle_;
     FailedFilesView* failed_files_;
     QTimer* search_delay_;

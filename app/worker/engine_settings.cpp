@@ -111,7 +111,8 @@ std::optional<ResolvedModel> find_model(const EngineSettings& s) {
 
 ResolvedModel resolve_model(const EngineSettings& s) {
     if (std::optional<ResolvedModel> found = find_model(s)) return *found;
-    throw Error("No summarization model is installed: use Settings > Import model... to add a HuggingFace BART or "
+    throw Error("No summarization model is installed: download one (Settings > Download...), or use Settings > Import "
+                "model... to add a HuggingFace BART or "
                 "LSG-BART folder (it goes to " + user_models_dir().string() + "), or choose extractive summaries.");
 }
 

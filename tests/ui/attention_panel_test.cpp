@@ -239,8 +239,9 @@ TEST_F(AttentionPanelTest, WeightsMapHasAColourScaleWithValuesAndZooms) {
     ui::AttentionHeatmapView* map = panel_->heatmap_view();
     ASSERT_TRUE(map->has_capture());
     const QImage shot = map->grab().toImage();
-    EXPECT_EQ(shot.pixel(shot.width() / 2, shot.height() / 2) | 0xff000000u, ui::heat_colour(1.f) | 0xff000000u);
-    EXPECT_EQ(shot.pixel(5, shot.height() - 5) | 0xff000000u, qRgb(255, 255, 255));
+    const QRect area = map->map_rect();
+    EXPECT_EQ(shot.pixel(area.center()) | 0xff000000u, ui::heat_colour(1.f) | 0xff000000u);
+    EXPECT_EQ(shot.pixel(area.left() + 5, area.bottom() - 5) | 0xff000000u, qRgb(255, 255, 255));
     // The legend: visible beside the map, from 0 to the largest weight.
     ui::AttentionColourScale* scale = panel_->colour_scale();
     EXPECT_TRUE(scale->isVisible());
@@ -249,14 +250,15 @@ TEST_F(AttentionPanelTest, WeightsMapHasAColourScaleWithValuesAndZooms) {
     EXPECT_EQ(scale->tick_labels().last(), "0.8");
     EXPECT_NEAR(scale->weight_at(0.5f), 0.2f, 1e-6f);  // square-root scale: half way is a quarter of the top
     // Hover names both words and the weight.
-    const double cell = double(map->width()) / 64;
-    const QString tip = map->tooltip_at(QPointF(10.5 * cell, 10.5 * cell));
+    const double cell = double(area.width()) / 64;
+    const QPointF origin = area.topLeft();
+    const QString tip = map->tooltip_at(origin + QPointF(10.5 * cell, 10.5 * cell));
     EXPECT_TRUE(tip.contains("“word10”")) << tip.toStdString();
     EXPECT_TRUE(tip.contains("Weight 0.8000")) << tip.toStdString();
-    EXPECT_TRUE(map->tooltip_at(QPointF(10.5 * cell, 20.5 * cell)).contains("Weight 0.0000"));
-    const int before = map->width();
+    EXPECT_TRUE(map->tooltip_at(origin + QPointF(10.5 * cell, 20.5 * cell)).contains("Weight 0.0000"));
+    const int before = area.width();
     map->set_zoom(2.0);
-    EXPECT_EQ(map->width(), before * 2);
+    EXPECT_EQ(map->map_rect().width(), before * 2);
 }
 
 // The panel driven against the engine worker on a real document, as the main window does.
@@ -413,8 +415,8 @@ TEST_F(AttentionPanelOnDocumentTest, HoverNamesTheWordsOfTheDocument) {
                 break;
             }
     ASSERT_GE(q, 0) << "no weight above 0.05 between two words among " << c.rows << " rows, largest " << c.max_weight;
-    const double side = double(map->width()) / c.grid;
-    const QString tip = map->tooltip_at(QPointF((k + 0.5) * side, (q + 0.5) * side));
+    const double side = double(map->map_rect().width()) / c.grid;
+    const QString tip = map->tooltip_at(map->map_rect().topLeft() + QPointF((k + 0.5) * side, (q + 0.5) * side));
     EXPECT_TRUE(tip.contains(c.row_texts[q].trimmed())) << tip.toStdString();
     EXPECT_TRUE(tip.contains(c.row_texts[k].trimmed())) << tip.toStdString();
     EXPECT_TRUE(tip.contains(QString::number(c.cells[size_t(q) * size_t(c.grid) + size_t(k)], 'f', 4))) << tip.toStdString();

@@ -291,9 +291,8 @@ TEST_F(ClassifyWindowTest, LabelFilterListsOnlyTheDocumentsGivenThatLabel) {
     EXPECT_EQ(listed_documents(), (QSet<qint64>{b}));
     filter->setCurrentIndex(filter->findData(predicted_a));
     EXPECT_EQ(listed_documents(), (QSet<qint64>{a}));
-    // A label the classifier scored but did not give lists nothing.
-    filter->setCurrentIndex(filter->findData(scored_not_predicted_a));
-    EXPECT_TRUE(listed_documents().isEmpty());
+    // A label the classifier scored but did not give is not offered (it would list nothing).
+    EXPECT_LT(filter->findData(scored_not_predicted_a), 0) << scored_not_predicted_a.toStdString();
     filter->setCurrentIndex(0);  // All labels
     EXPECT_EQ(listed_documents(), (QSet<qint64>{a, b, c}));
 }

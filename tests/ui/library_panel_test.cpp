@@ -1,6 +1,7 @@
 // The library panel: a search shows, under each hit's title, a snippet of the match with
 // the matched words in bold (as `precis library search` prints it); files batch jobs
 // could not summarize are listed, with their reasons, behind a "Failed files" toggle.
+#include <QComboBox>
 #include <QCryptographicHash>
 #include <QLabel>
 #include <QLineEdit>
@@ -102,6 +103,67 @@ TEST_F(LibraryPanelTest, FailedBatchFilesAreListedWithTheirReasons) {
     panel.failed_toggle()->click();
     EXPECT_TRUE(panel.table()->isVisible());
     EXPECT_EQ(panel.count_label()->text(), "0 document(s)");
+}
+
+// Issue 31, item 14: the label filter offered every label any classifier had scored, then
+// listed nothing and said nothing. It offers the labels documents have now (their newest
+// classification predicted them), with counts; a filter that leaves nothing says so, with a
+// way back to every document.
+TEST_F(LibraryPanelTest, LabelFilterOffersOnlyLabelsDocumentsHaveAndSaysWhenNothingMatches) {
+    const qint64 rivers = library_->add_or_get_document(make_doc("Rivers", QString::fromStdString(river_paragraphs())));
+    const qint64 bread = library_->add_or_get_document(make_doc("Bread", "Flour, water, salt and time make bread."));
+    const auto label = [](qint64 doc, const QString& l, double score, bool predicted, const QString& when) {
+        ClassificationRecord r;
+        r.document_id = doc;
+        r.model_name = "nli";
+        r.label = l;
+        r.score = score;
+        r.parameters.insert("predicted", predicted);
+        r.created_at = QDateTime::fromString(when, Qt::ISODate);
+        return r;
+    };
+    // Rivers: "geography" given, "cooking" only scored. Bread: first "geography", then
+    // re-classified as "cooking" (the newest run is what counts).
+    library_->add_classifications({label(rivers, "geography", 0.9, true, "2026-01-01T10:00:00Z"),
+                                   label(rivers, "cooking", 0.1, false, "2026-01-01T10:00:00Z")});
+    library_->add_classifications({label(bread, "geography", 0.6, true, "2026-01-01T10:00:00Z")});
+    QTest::qWait(20);  // the library stamps each run itself (milliseconds): the next one is newer
+    library_->add_classifications({label(bread, "cooking", 0.8, true, "2026-01-02T10:00:00Z"),
+                                   label(bread, "legal", 0.05, false, "2026-01-02T10:00:00Z")});
+    ASSERT_TRUE(library_->labels().contains("legal"));  // scored once, given to nobody
+
+    ui::LibraryPanel panel(*library_);
+    panel.resize(420, 360);
+    panel.show();
+    QComboBox* filter = panel.label_filter();
+    ASSERT_TRUE(filter->isVisible());
+    QStringList offered;
+    for (int i = 1; i < filter->count(); ++i) offered << filter->itemText(i);
+    EXPECT_EQ(offered, (QStringList{"cooking (1)", "geography (1)"}));
+    EXPECT_LT(filter->findData("legal"), 0);
+    EXPECT_FALSE(panel.empty_message()->isVisible());
+
+    filter->setCurrentIndex(filter->findData("cooking"));
+    EXPECT_EQ(panel.table()->model()->rowCount(), 1);
+    EXPECT_FALSE(panel.empty_message()->isVisible());
+
+    // A search that the label leaves nothing of: a message instead of an empty list.
+    panel.search_box()->setText("silt");
+    ASSERT_TRUE(wait_until([&] { return panel.empty_message()->isVisible(); }, 5000));
+    EXPECT_EQ(panel.table()->model()->rowCount(), 0);
+    EXPECT_FALSE(panel.table()->isVisible());
+    EXPECT_TRUE(panel.empty_message()->text().contains("No document labelled “cooking” matches “silt”."))
+        << panel.empty_message()->text().toStdString();
+    EXPECT_EQ(panel.count_label()->text(), "0 of 2 documents");
+    save_shot_if_asked(&panel, "library-label-filter-empty.png");
+
+    // Its link shows every document again.
+    emit panel.empty_message()->linkActivated("clear");
+    EXPECT_FALSE(panel.empty_message()->isVisible());
+    EXPECT_TRUE(panel.table()->isVisible());
+    EXPECT_EQ(panel.table()->model()->rowCount(), 2);
+    EXPECT_TRUE(panel.search_box()->text().isEmpty());
+    EXPECT_EQ(filter->currentIndex(), 0);
 }
 
 }  // namespace
