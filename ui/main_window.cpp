@@ -36,6 +36,7 @@
 #include "ui/library_panel.h"
 #include "ui/model_banner.h"
 #include "ui/model_catalog_dialog.h"
+#include "ui/model_folder_watcher.h"
 #include "ui/quit_keys.h"
 #include "ui/recent_files.h"
 #include "ui/run_queue_panel.h"
@@ -86,7 +87,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     restoreState(q.value("window/state").toByteArray());
     // Load the model in the background now, so the first summary starts at once and the
     // window can say which model is in use (and warn if it is the random test model).
-    track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
+    reload_model();
+    // A model installed from the command line shows up here without waiting for a Summarize.
+    model_watcher_ = new ModelFolderWatcher(this);
+    connect(model_watcher_, &ModelFolderWatcher::models_changed, this, &MainWindow::refresh_models);
 }
 
 MainWindow::~MainWindow() {
@@ -149,6 +153,8 @@ void MainWindow::build_layout() {
         track(engine_->trace_sources(summary_id, settings_), Request::Trace, tr("Finding source passages"));
     });
     connect(run_status_, &RunStatus::cancel_requested, this, &MainWindow::cancel_run);
+    connect(attention_panel_, &AttentionPanel::download_requested, this, &MainWindow::download_model);
+    connect(attention_panel_, &AttentionPanel::use_folder_requested, this, &MainWindow::use_model_folder);
     connect(attention_panel_, &AttentionPanel::capture_requested, this, [this](int layer, int head) {
         AttentionRequest r;
         r.document_id = current_document_;
@@ -344,17 +350,48 @@ void MainWindow::on_model_ready(const ModelInfo& info) {
     model_info_ = info;
     attention_panel_->set_model_info(info);
     update_attention_document();
+    show_model_label();
+    banner_->show_for(info);
+}
+
+void MainWindow::show_model_label() {
+    if (!model_info_) return;
+    const ModelInfo& info = *model_info_;
     if (info.extractive) {
         model_label_->setText(tr("Summaries: <b>extractive</b> · %1").arg(info.source));
         model_label_->setToolTip(tr("The summary quotes the document's most central sentences; no model runs."));
-    } else {
-        // fp32 is the exact path and goes unsaid; quantized weights are named.
-        const QString weights = info.compute_type.isEmpty() || info.compute_type == "fp32" ? QString() : " · " + info.compute_type;
-        model_label_->setText(tr("Model: <b>%1</b> · %2%3 · %4 attention")
-                                  .arg(info.name.toHtmlEscaped(), info.device.toHtmlEscaped(), weights, info.attention));
-        model_label_->setToolTip(tr("%1\nfound via: %2").arg(info.path, info.source));
+        return;
     }
-    banner_->show_for(info);
+    // Whether this is the one default (what `precis model default` names) or a folder chosen
+    // for this window alone: the two used to disagree without a word.
+    std::error_code ec;
+    const std::filesystem::path def = models::default_model_folder();
+    const bool is_default = !def.empty() && std::filesystem::equivalent(native_path(info.path), def, ec);
+    // fp32 is the exact path and goes unsaid; quantized weights are named.
+    const QString weights = info.compute_type.isEmpty() || info.compute_type == "fp32" ? QString() : " · " + info.compute_type;
+    model_label_->setText(tr("Model: <b>%1</b>%2 · %3%4 · %5 attention")
+                              .arg(info.name.toHtmlEscaped(), is_default ? tr(" (default)") : QString(),
+                                   info.device.toHtmlEscaped(), weights, info.attention));
+    model_label_->setToolTip(is_default ? tr("%1\nThe default model, as precis model default shows it.").arg(info.path)
+                                        : tr("%1\nfound via: %2 (not the default model: Settings > Default model)")
+                                              .arg(info.path, info.source));
+}
+
+void MainWindow::reload_model() { track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model")); }
+
+void MainWindow::refresh_models() {
+    if (closing_) return;
+    const std::optional<ResolvedModel> now = find_model(settings_);
+    const bool had_model = model_info_ && !model_info_->extractive;
+    std::error_code ec;
+    const bool same = now && had_model ? std::filesystem::equivalent(now->dir, native_path(model_info_->path), ec)
+                                       : !now && !had_model;
+    // An extractive-only choice, or the same model: nothing to load, only the label to redo.
+    if (same || settings_.method == QLatin1String("extractive") || !model_info_) {
+        show_model_label();
+        return;
+    }
+    reload_model();
 }
 
 void MainWindow::on_document_opened(const OpenedDocument& opened) {
@@ -479,19 +516,22 @@ void MainWindow::set_settings(const EngineSettings& s) {
 void MainWindow::download_model() {
     ModelCatalogDialog catalog(this);
     QStringList installed;
+    bool new_default = false;
     connect(&catalog, &ModelCatalogDialog::model_installed, this, [&installed](const QString& dir) { installed << dir; });
+    connect(&catalog, &ModelCatalogDialog::default_changed, this, [&new_default] { new_default = true; });
     catalog.exec();
     if (installed.isEmpty()) return;
     // A classifier lands as the classifier when none is chosen yet (never as the summarizer);
-    // a summarizer installed first became the default: load it.
+    // a summarizer is the window's model only as the default (the catalog asked or said).
     EngineSettings s = settings_;
     for (const QString& dir : installed) {
         const models::ModelInfo info = models::describe_model(native_path(dir));
         if (info.usable && info.task != QLatin1String("summarization") && s.classifier.model_dir.isEmpty())
             s.classifier.model_dir = dir;
     }
+    if (new_default) s.model_dir.clear();
     if (!(s == settings_)) set_settings(s);
-    track(engine_->prepare_model(settings_), Request::PrepareModel, tr("Loading the model"));
+    else reload_model();
 }
 
 void MainWindow::use_model_folder() {
@@ -510,7 +550,11 @@ void MainWindow::use_model_folder() {
 
 void MainWindow::show_settings() {
     SettingsDialog dialog(settings_, engine_.get(), this);
-    if (dialog.exec() == QDialog::Accepted) set_settings(dialog.settings());
+    if (dialog.exec() != QDialog::Accepted) return;
+    const EngineSettings chosen = dialog.settings();
+    // Another default model changes no setting of this window, yet the window uses it.
+    if (dialog.default_model_changed() && chosen == settings_) reload_model();
+    set_settings(chosen);
 }
 
 void MainWindow::show_about() {

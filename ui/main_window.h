@@ -29,6 +29,7 @@ class AttentionPanel;
 class BatchDialog;
 class DocumentView;
 class LibraryPanel;
+class ModelFolderWatcher;
 
 class RecentFiles;
 class RunQueuePanel;
@@ -79,6 +80,12 @@ public:
     RunStatus* run_status() const { return run_status_; }
     RunQueuePanel* run_queue() const { return queue_; }
     ModelBanner* test_model_banner() const { return banner_; }
+    QLabel* model_label() const { return model_label_; }
+    ModelFolderWatcher* model_watcher() const { return model_watcher_; }
+    // The models on disk changed (ModelFolderWatcher): loads the model the window should now
+    // use when that is another one (a first model installed, the default changed or removed);
+    // else only the label is brought up to date.
+    void refresh_models();
     qint64 current_document() const { return current_document_; }
 
 signals:
@@ -115,6 +122,8 @@ private:
     void show_status(const QString& message, int timeout_ms);
 
     void on_model_ready(const ModelInfo& info);
+    void show_model_label();
+    void reload_model();
     void on_document_opened(const OpenedDocument& opened);
     void on_summary_finished(const SummaryOutcome& outcome);
     void on_classification_finished(const ClassificationOutcome& outcome);
@@ -161,6 +170,7 @@ private:
     RunStatus* run_status_;
     ModelBanner* banner_;
     QLabel* model_label_;
+    ModelFolderWatcher* model_watcher_ = nullptr;
     RecentFiles* recent_ = nullptr;
     BatchDialog* batch_dialog_ = nullptr;
     QAction* summarize_action_ = nullptr;

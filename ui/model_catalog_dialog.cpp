@@ -12,14 +12,18 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include <utility>
+
 #include "app/models/model_store.h"
 #include "app/paths.h"
+#include "app/file_names.h"
 #include "engine/core/error.h"
 #include "ui/screen_fit.h"
 
 namespace precis::ui {
 
 using namespace precis::models;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -86,6 +90,24 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
     other->addWidget(repo_, 1);
     other->addWidget(download_repo_);
 
+    // Asked after a download, in the dialog itself: no second window over this one.
+    default_row_ = new QWidget(this);
+    default_row_->setObjectName("default-question");
+    default_question_ = new QLabel(default_row_);
+    default_question_->setWordWrap(true);
+    make_default_ = new QPushButton(tr("Make it the default"), default_row_);
+    make_default_->setObjectName("make-default");
+    keep_default_ = new QPushButton(default_row_);
+    keep_default_->setObjectName("keep-default");
+    auto* question = new QHBoxLayout(default_row_);
+    question->setContentsMargins(0, 0, 0, 0);
+    question->addWidget(default_question_, 1);
+    question->addWidget(make_default_);
+    question->addWidget(keep_default_);
+    default_row_->hide();
+    connect(make_default_, &QPushButton::clicked, this, [this] { answer_default(true); });
+    connect(keep_default_, &QPushButton::clicked, this, [this] { answer_default(false); });
+
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
@@ -94,6 +116,7 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
     layout->addLayout(other);
     layout->addWidget(bar_);
     layout->addWidget(status_);
+    layout->addWidget(default_row_);
     layout->addWidget(buttons);
 
     connect(buttons, &QDialogButtonBox::rejected, this, &ModelCatalogDialog::reject);
@@ -183,6 +206,7 @@ void ModelCatalogDialog::start(const DownloadRequest& request) {
     req.models_root = options_.models_root;
     req.endpoint = options_.endpoint;
     downloading_repo_ = req.repo;
+    default_row_->hide();
     cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
     bar_->setValue(0);
     status_->setText(tr("Asking the Hub for the files of %1…").arg(req.repo));
@@ -195,20 +219,22 @@ void ModelCatalogDialog::start(const DownloadRequest& request) {
             QMetaObject::invokeMethod(this, [this, p] { on_progress(p); }, Qt::QueuedConnection);
         };
         QString message, dir;
-        bool ok = false;
+        bool ok = false, became_default = false;
         try {
             const DownloadResult r = download_model(req, cb);
             dir = QString::fromStdString(r.dir.string());
-            message = tr("Installed %1 in %2 (%3 in %4)%5.")
-                          .arg(r.repo, dir, format_bytes(r.bytes), format_duration(r.seconds),
-                               r.became_default ? tr("; it is now the default model") : QString());
+            message = tr("Installed %1 in %2 (%3 in %4).")
+                          .arg(r.repo, dir, format_bytes(r.bytes), format_duration(r.seconds));
+            became_default = r.became_default;
             ok = true;
         } catch (const Cancelled&) {
             message = tr("Cancelled: nothing was installed. Downloading it again resumes where it stopped.");
         } catch (const std::exception& ex) {
             message = QString::fromStdString(ex.what());
         }
-        QMetaObject::invokeMethod(this, [this, message, dir, ok] { on_finished(message, dir, ok); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, message, dir, ok, became_default] { on_finished(message, dir, ok, became_default); },
+            Qt::QueuedConnection);
     });
     thread_->start();
     update_buttons();
@@ -235,7 +261,7 @@ void ModelCatalogDialog::on_progress(const DownloadProgress& p) {
     if (!cancel_flag_->load()) status_->setText(text);
 }
 
-void ModelCatalogDialog::on_finished(const QString& message, const QString& dir, bool ok) {
+void ModelCatalogDialog::on_finished(const QString& message, const QString& dir, bool ok, bool became_default) {
     if (thread_) {
         thread_->wait();
         delete thread_;
@@ -243,12 +269,61 @@ void ModelCatalogDialog::on_finished(const QString& message, const QString& dir,
     }
     bar_->setRange(0, 1000);
     bar_->setValue(ok ? 1000 : 0);
-    status_->setText(ok ? message : QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(message.toHtmlEscaped()));
-    if (ok) {
-        fill_table();
-        emit model_installed(dir);
+    if (!ok) {
+        status_->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(message.toHtmlEscaped()));
+        update_buttons();
+        return;
     }
+    const ModelInfo info = describe_model(native_path(dir));
+    const QString name = QString::fromStdString(native_path(dir).filename().string());
+    QString text = message;
+    if (became_default) {
+        text += tr(" It is now the default model: the window and the precis commands summarize with it "
+                   "(change it in Settings or with precis model default).");
+    } else if (info.usable && info.task != QLatin1String("summarization")) {
+        text += tr(" It labels documents (%1): Classify uses it; the default model for summaries is unchanged.").arg(info.task);
+    }
+    status_->setText(text);
+    fill_table();
+    emit model_installed(dir);
+    if (became_default) emit default_changed(name);
+    else if (info.usable && info.task == QLatin1String("summarization")) ask_about_default(name, dir);
     update_buttons();
+}
+
+void ModelCatalogDialog::ask_about_default(const QString& name, const QString& dir) {
+    // Only a model in the user's models folder can be named as the default (model_store).
+    std::error_code ec;
+    const fs::path root = options_.models_root.empty() ? user_models_dir() : options_.models_root;
+    if (!fs::equivalent(root, user_models_dir(), ec)) return;
+    if (default_model_name() == name) return;
+    const fs::path current = default_model_folder();
+    const QString current_name = current.empty() ? QString() : QString::fromStdString(current.filename().string());
+    offered_default_ = name;
+    default_question_->setText(
+        current_name.isEmpty()
+            ? tr("Make <b>%1</b> the default model? The window and the precis commands summarize with the default.")
+                  .arg(name.toHtmlEscaped())
+            : tr("Make <b>%1</b> the default model? The window and the precis commands summarize with the default, "
+                 "now <b>%2</b>.")
+                  .arg(name.toHtmlEscaped(), current_name.toHtmlEscaped()));
+    keep_default_->setText(current_name.isEmpty() ? tr("Not now") : tr("Keep %1").arg(current_name));
+    default_row_->setToolTip(QString::fromStdString(native_path(dir).string()));
+    default_row_->show();
+}
+
+void ModelCatalogDialog::answer_default(bool make_default) {
+    default_row_->hide();
+    const QString name = std::exchange(offered_default_, QString());
+    if (!make_default || name.isEmpty()) return;
+    try {
+        set_default_model(name);
+    } catch (const std::exception& e) {
+        status_->setText(QStringLiteral("<span style='color:#b91c1c'>%1</span>").arg(QString::fromUtf8(e.what()).toHtmlEscaped()));
+        return;
+    }
+    status_->setText(tr("%1 is now the default model: the window and the precis commands summarize with it.").arg(name));
+    emit default_changed(name);
 }
 
 void ModelCatalogDialog::reject() {

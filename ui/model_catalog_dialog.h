@@ -3,7 +3,10 @@
 // for, input length, size and licence; Download fetches the selected one from the
 // HuggingFace Hub on a worker thread (app/models/hub_download.h) with a progress bar,
 // speed and time left, and Cancel. A cancelled or failed download installs nothing; the
-// same download later resumes where it stopped.
+// same download later resumes where it stopped. A summarizer downloaded while another model
+// is the default asks whether it becomes the default (the one the window and every
+// `precis` command use, persisted by app/models/model_store); the first one becomes the
+// default by itself and the dialog says so.
 #include <QDialog>
 
 #include <atomic>
@@ -46,18 +49,27 @@ public:
     QLineEdit* repo_field() const { return repo_; }
     void cancel_download();
     bool downloading() const { return thread_ != nullptr; }
+    // The question after a summarizer download while another model is the default: its
+    // text, and the buttons that answer it (hidden when nothing is asked).
+    QLabel* default_question() const { return default_question_; }
+    QPushButton* make_default_button() const { return make_default_; }
+    QPushButton* keep_default_button() const { return keep_default_; }
     QString status_text() const;
     const std::vector<models::CatalogEntry>& entries() const { return entries_; }
     void reject() override;  // cancels a running download first
 
 signals:
     void model_installed(const QString& dir);
+    // The default model changed here (became default on its own, or the user said so).
+    void default_changed(const QString& name);
 
 private:
     void fill_table();
     void update_buttons();
     void on_progress(const models::DownloadProgress& p);
-    void on_finished(const QString& message, const QString& dir, bool ok);
+    void on_finished(const QString& message, const QString& dir, bool ok, bool became_default);
+    void ask_about_default(const QString& name, const QString& dir);
+    void answer_default(bool make_default);
     void start(const models::DownloadRequest& request);  // on the worker thread
 
     ModelCatalogOptions options_;
@@ -70,6 +82,11 @@ private:
     QPushButton* cancel_;
     QProgressBar* bar_;
     QLabel* status_;
+    QWidget* default_row_;
+    QLabel* default_question_;
+    QPushButton* make_default_;
+    QPushButton* keep_default_;
+    QString offered_default_;  // the model the question is about
     QThread* thread_ = nullptr;
     std::shared_ptr<std::atomic<bool>> cancel_flag_;
     QString downloading_repo_;

@@ -34,6 +34,7 @@
 #include "kernels/device_query.h"
 #include "ui/attention_explanations.h"
 #include "ui/classifier_settings_box.h"
+#include "ui/default_model_box.h"
 #include "ui/model_catalog_dialog.h"
 #include "ui/screen_fit.h"
 
@@ -72,15 +73,11 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     // --- model
     model_dir_ = new QLineEdit(this);
     model_dir_->setObjectName("model-folder");
-    QString automatic;
-    try {
-        EngineSettings a;
-        const ResolvedModel r = resolve_model(a);
-        automatic = QString::fromStdString(r.dir.string()) + (r.is_test_model ? tr(" (random test model)") : QString());
-    } catch (const Error&) {
-        automatic = tr("none installed");
-    }
-    model_dir_->setPlaceholderText(tr("Automatic: %1").arg(automatic));
+    // Empty is the usual case: the window follows the one default model (default_model_box.h).
+    model_dir_->setPlaceholderText(tr("Empty: the default model"));
+    model_dir_->setToolTip(tr("A model folder for this window only, instead of the default model; the precis "
+                              "commands keep using the default"));
+    default_model_ = new DefaultModelBox(this);
     auto* browse = new QPushButton(tr("Browse…"), this);
     import_ = new QPushButton(tr("Import model…"), this);
     import_->setToolTip(tr("Add a HuggingFace BART or LSG-BART folder to %1; BART is converted to LSG with the LSG settings below")
@@ -149,7 +146,8 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     auto* mf = new QFormLayout(model_box);
     mf->addRow(tr("Method:"), method_);
     mf->addRow(tr("Extractive length:"), extractive_sentences_);
-    mf->addRow(tr("Model folder:"), model_row);
+    mf->addRow(tr("Default model:"), default_model_);
+    mf->addRow(tr("Other folder:"), model_row);
     mf->addRow(QString(), model_note_);
     auto* import_row = new QHBoxLayout;
     import_row->addWidget(import_bar_, 1);
@@ -276,6 +274,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     connect(download, &QPushButton::clicked, this, [this] {
         ModelCatalogDialog catalog(this);
         connect(&catalog, &ModelCatalogDialog::model_installed, this, &SettingsDialog::take_installed_model);
+        connect(&catalog, &ModelCatalogDialog::default_changed, this, &SettingsDialog::follow_new_default);
         catalog.exec();
     });
     connect(attention_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
@@ -447,6 +446,13 @@ void SettingsDialog::accept() {
         error_->show();
         return;
     }
+    default_changed_ = default_model_->changed();
+    if (const QString problem = default_model_->apply(); !problem.isEmpty()) {
+        tabs_->setCurrentIndex(0);
+        error_->setText(problem);
+        error_->show();
+        return;
+    }
     QDialog::accept();
 }
 
@@ -490,8 +496,22 @@ void SettingsDialog::take_installed_model(const QString& dir) {
         tabs_->setCurrentIndex(kClassificationTab);
         return;
     }
-    model_dir_->setText(dir);
+    // A summarizer is listed among the models the default can be; whether it becomes the
+    // default the catalog asked (follow_new_default). It never becomes this window's model
+    // behind the default's back (issue 31: the window and `precis model default` disagreed).
+    default_model_->refresh();
     tabs_->setCurrentIndex(0);
+}
+
+void SettingsDialog::follow_new_default(const QString&) {
+    default_model_->refresh();
+    // The new default is what the window is to use: a folder chosen for this window alone
+    // would hide it, so that choice is cleared (and said).
+    if (!model_dir_->text().trimmed().isEmpty()) {
+        model_dir_->clear();
+        model_note_->setText(tr("The window now uses the default model; the other folder was cleared."));
+        model_note_->show();
+    }
 }
 
 void SettingsDialog::showEvent(QShowEvent* event) {

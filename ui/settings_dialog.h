@@ -26,6 +26,7 @@ class EngineThread;
 namespace precis::ui {
 
 class ClassifierSettingsBox;
+class DefaultModelBox;
 
 class SettingsDialog : public QDialog {
     Q_OBJECT
@@ -44,7 +45,15 @@ public:
     ClassifierSettingsBox* classifier_box() const { return classifier_; }
     // A model just downloaded or imported goes where its role says: a summarizer becomes the
     // summaries' model, a classifier (zero-shot or trained) the classifier, and that tab shows.
+    // A summarizer is offered as the default model instead (default_model_box.h): whether it
+    // becomes the default the catalog asks, and the window follows that one default.
     void take_installed_model(const QString& dir);
+    // The default changed (in the catalog): listed as such, and this window's other folder
+    // cleared so the window uses it too.
+    void follow_new_default(const QString& name);
+    DefaultModelBox* default_model_box() const { return default_model_; }
+    // Accepted with another default model chosen (already persisted): the window reloads.
+    bool default_model_changed() const { return default_changed_; }
     QTabWidget* tabs() const { return tabs_; }
     static constexpr int kClassificationTab = 1;
 
@@ -65,6 +74,8 @@ private:
     QComboBox* method_;
     QSpinBox* extractive_sentences_;
     QLineEdit* model_dir_;
+    DefaultModelBox* default_model_;
+    bool default_changed_ = false;
     QLabel* model_note_;
     QPushButton* import_;
     QProgressBar* import_bar_;
