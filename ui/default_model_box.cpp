@@ -13,7 +13,7 @@ DefaultModelBox::DefaultModelBox(QWidget* parent) : QWidget(parent), combo_(new 
     combo_->setToolTip(tr("The model the window and the precis commands summarize with; the command line sets "
                           "the same one with precis model default NAME"));
     note_->setForegroundRole(QPalette::PlaceholderText);
-    note_->setText(tr("also the command line's"));
+    note_->setText(tr("shared with the command line"));
     auto* row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(combo_, 1);
@@ -24,7 +24,10 @@ DefaultModelBox::DefaultModelBox(QWidget* parent) : QWidget(parent), combo_(new 
 void DefaultModelBox::refresh() {
     // What the user picked but has not applied yet survives a refresh (a download finishing).
     const QString keep = combo_->count() > 0 && changed() ? chosen() : QString();
-    persisted_.clear();
+    // The stored name; when none is stored the box still shows the model used in its place
+    // (the first installed), and OK stores it, so a later install cannot change it unasked.
+    persisted_ = models::default_model_name();
+    QString effective;
     combo_->clear();
     const std::vector<models::ModelInfo> all = models::all_models();
     for (const models::ModelInfo& m : all) {
@@ -33,15 +36,17 @@ void DefaultModelBox::refresh() {
         const QString where = m.in_hf_cache ? tr("HuggingFace cache") : tr("installed");
         combo_->addItem(tr("%1  (%2)").arg(m.name, where), m.name);
         combo_->setItemData(combo_->count() - 1, QString::fromStdString(m.dir.string()), Qt::ToolTipRole);
-        if (m.is_default) persisted_ = m.name;
+        if (m.is_default) effective = m.name;
     }
     if (combo_->count() == 0) combo_->addItem(tr("none installed: Download… adds one"), QString());
     combo_->setEnabled(combo_->itemData(0).isValid() && !combo_->itemData(0).toString().isEmpty());
-    const int at = combo_->findData(keep.isEmpty() ? persisted_ : keep);
+    const int at = combo_->findData(keep.isEmpty() ? effective : keep);
     combo_->setCurrentIndex(std::max(0, at));
 }
 
 QString DefaultModelBox::chosen() const { return combo_->currentData().toString(); }
+
+bool DefaultModelBox::changed() const { return !chosen().isEmpty() && chosen() != persisted_; }
 
 QString DefaultModelBox::apply() {
     if (!changed()) return {};

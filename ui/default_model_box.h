@@ -20,7 +20,7 @@ public:
     void refresh();
     QString persisted() const { return persisted_; }  // the default as stored; empty: none
     QString chosen() const;                           // what the box shows now
-    bool changed() const { return chosen() != persisted_; }
+    bool changed() const;                             // OK would store another name
     // Persists the choice. Returns the reason in one sentence when it cannot (empty: done).
     QString apply();
     QComboBox* combo() const { return combo_; }

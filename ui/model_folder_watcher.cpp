@@ -35,8 +35,18 @@ void ModelFolderWatcher::watch_folders() {
     const QStringList wanted = {QString::fromStdString(user_models_dir().string()),
                                 QString::fromStdString(user_config_dir().string()),
                                 QString::fromStdString(models::hf_hub_cache().string())};
+    QStringList all = wanted;
+    // A HuggingFace download fills models--owner--name/snapshots/<commit>/ long after the
+    // repo's folder appears: its snapshot folders are watched too, so the model is seen once
+    // its last file lands, not only when its folder was created.
+    const QDir hub(wanted.last());
+    for (const QString& repo : hub.entryList({QStringLiteral("models--*")}, QDir::Dirs | QDir::NoDotAndDotDot)) {
+        const QString snapshots = hub.filePath(repo + QStringLiteral("/snapshots"));
+        all << hub.filePath(repo) << snapshots;
+        for (const QString& commit : QDir(snapshots).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) all << snapshots + '/' + commit;
+    }
     const QStringList have = watcher_->directories();
-    for (const QString& dir : wanted)
+    for (const QString& dir : all)
         if (!have.contains(dir) && QDir(dir).exists()) watcher_->addPath(dir);
 }
 

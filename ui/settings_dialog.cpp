@@ -294,8 +294,8 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
         });
         connect(engine_->worker(), &EngineWorker::model_imported, this, [this](const QString& dir, const QString& message) {
             if (!importing_) return;
-            model_dir_->setText(dir);
             end_import(message.toHtmlEscaped());
+            take_imported_model(dir);
         });
         connect(engine_->worker(), &EngineWorker::failed, this, [this](quint64 ticket, const QString& message) {
             if (!importing_ || ticket != import_ticket_) return;
@@ -501,6 +501,24 @@ void SettingsDialog::take_installed_model(const QString& dir) {
     // behind the default's back (issue 31: the window and `precis model default` disagreed).
     default_model_->refresh();
     tabs_->setCurrentIndex(0);
+}
+
+void SettingsDialog::take_imported_model(const QString& dir) {
+    // Imported for use: it is chosen as the one default (written on OK, so Cancel undoes it),
+    // not made this window's own folder behind the default's back.
+    default_model_->refresh();
+    const QString name = QString::fromStdString(native_path(dir).filename().string());
+    const int at = default_model_->combo()->findData(name);
+    if (at < 0) {  // not among the models the default can be (outside the models folder)
+        model_dir_->setText(dir);
+        return;
+    }
+    default_model_->combo()->setCurrentIndex(at);
+    model_dir_->clear();
+    model_note_->setText(model_note_->text() +
+                         tr("<br>%1 becomes the default model when you press OK: the window and the precis commands "
+                            "summarize with it.")
+                             .arg(name.toHtmlEscaped()));
 }
 
 void SettingsDialog::follow_new_default(const QString&) {

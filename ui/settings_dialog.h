@@ -66,6 +66,7 @@ private:
     void show_devices();
     void import_model();
     void end_import(const QString& note);
+    void take_imported_model(const QString& dir);
 
     EngineThread* engine_;
     bool sized_ = false;  // fitted to the screen on its first showing

@@ -29,6 +29,7 @@
 #include "ui/model_catalog_dialog.h"
 #include "ui/pdf_page_canvas.h"
 #include "ui/pdf_pages_view.h"
+#include "ui/settings_dialog.h"
 #include "ui/summary_panel.h"
 
 namespace precis::test {
@@ -95,6 +96,26 @@ TEST_F(ReadabilityShots, DownloadAsksWhetherItBecomesTheDefault) {
     }
     ASSERT_TRUE(dialog.default_question()->isVisible());
     shot("download-default-question");
+}
+
+TEST_F(ReadabilityShots, SettingsShowsTheOneDefault) {
+    FakeHub hub;
+    hub.add_repo("acme/first-tiny", fixture_hub_files());
+    hub.add_repo("acme/second-tiny", fixture_hub_files());
+    ui::ModelCatalogOptions options;
+    options.models_root = user_models_dir();
+    options.endpoint = hub.endpoint();
+    {
+        ui::ModelCatalogDialog dialog(nullptr, options);
+        for (const QString repo : {"acme/first-tiny", "acme/second-tiny"}) {
+            dialog.start_download_repo(repo);
+            ASSERT_TRUE(wait_until([&] { return !dialog.downloading(); }));
+        }
+    }
+    auto window = open_window(nullptr);
+    ui::SettingsDialog settings(window->settings(), window->engine(), window.get());
+    settings.show();
+    shot("settings-default-model");
 }
 
 TEST_F(ReadabilityShots, AttentionPanelWithoutAModelOffersDownload) {

@@ -13,11 +13,13 @@
 
 
 #include "app/library/library.h"
+#include "app/models/model_store.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
 #include "kernels/device_query.h"
 #include "tests/support/test_models.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/default_model_box.h"
 #include "ui/settings_dialog.h"
 
 namespace precis::test {
@@ -65,12 +67,33 @@ TEST_F(SettingsDialogTest, ImportConvertsBartAndSelectsTheNewModel) {
     EXPECT_TRUE(dialog_->importing());
     ASSERT_TRUE(wait_until([&] { return !dialog_->importing(); }));
     const fs::path imported = user_models_dir() / "bart-tiny-lsg";
+    // This fixture has no tokenizer, so it cannot be the default: it is this window's folder.
     EXPECT_EQ(dialog_->settings().model_dir.toStdString(), imported.string());
     EXPECT_TRUE(fs::exists(imported / "model.safetensors"));
     EXPECT_TRUE(note().contains("Converted the BART model to LSG")) << note().toStdString();
     const QVector<ModelRecord> models = Library(library_path_).models();
     ASSERT_EQ(models.size(), 1);
     EXPECT_EQ(models[0].path.toStdString(), imported.string());
+}
+
+// Issue 31, item 4: an imported model Precis can run is chosen as the one default model
+// (written when OK is pressed), not made this window's own folder behind the default's back.
+TEST_F(SettingsDialogTest, AnImportedModelIsOfferedAsTheDefault) {
+    const fs::path source = dir_ / "tiny-with-tokenizer";
+    fs::create_directories(source);
+    for (const fs::path& f : {fixtures_dir() / "models/bart-tiny-realvocab/config.json",
+                              fixtures_dir() / "models/bart-tiny-realvocab/model.safetensors",
+                              fixtures_dir() / "tokenizer/bart/tokenizer.json"})
+        fs::copy_file(f, source / f.filename(), fs::copy_options::overwrite_existing);
+    dialog_->start_import(QString::fromStdString(source.string()));
+    ASSERT_TRUE(wait_until([&] { return !dialog_->importing(); }));
+    const QString name = dialog_->default_model_box()->chosen();
+    ASSERT_TRUE(name.startsWith("tiny-with-tokenizer")) << name.toStdString() << " / " << note().toStdString();
+    EXPECT_TRUE(dialog_->settings().model_dir.isEmpty());  // the fixture folder chosen before is cleared
+    EXPECT_TRUE(note().contains(name + " becomes the default model when you press OK")) << note().toStdString();
+    EXPECT_NE(models::default_model_name(), name);  // not before OK
+    dialog_->accept();
+    EXPECT_EQ(models::default_model_name(), name);
 }
 
 TEST_F(SettingsDialogTest, CancelImportStopsAndAddsNothing) {
