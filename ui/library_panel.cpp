@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMap>
+#include <QSet>
 #include <QMenu>
 #include <QTableView>
 #include <QTimer>
@@ -107,10 +108,11 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
 void LibraryPanel::refresh() {
     const qint64 keep = selected_document();
     model_->set_items(library_.documents());
-    QVector<qint64> ids;
-    for (int row = 0; row < model_->rowCount(); ++row)
-        ids << model_->index(row, 0).data(LibraryModel::DocumentIdRole).toLongLong();
-    fill_label_filter(ids);
+    // Only documents classified at all are looked at: an unclassified library costs nothing.
+    QSet<qint64> classified;
+    for (const QString& l : library_.labels())
+        for (const DocumentInfo& d : library_.documents_with_label(l)) classified.insert(d.id);
+    fill_label_filter(QVector<qint64>(classified.begin(), classified.end()));
     const QVector<FailedBatchFile> failed = library_.failed_batch_files();
     failed_files_->set_files(failed);
     failed_toggle_->setText(tr("Failed files (%1)").arg(failed.size()));
