@@ -18,7 +18,7 @@ namespace {
 constexpr int kWarps = 4;
 constexpr int kMinChunk = 128;      // keys per CTA at least (shorter chunks cost more to merge than they save)
 constexpr int kCtasPerSm = 4;       // enough CTAs of partial_kernel to fill the GPU
-constexpr int kQueriesPerPass = 8;  // queries held in registers at once
+constexpr int kQueriesPerPass = 8;  // queries held in registers at once, at most
 constexpr int kMaxPerLane = 4;      // head_dim / 32, up to 128
 
 
@@ -38,12 +38,15 @@ struct PartLayout {
 // lane + 32, ...), each key's weight broadcast from its lane, so every value row is read
 // coalesced. Every load of a batch is independent of the others: the warp keeps many in
 // flight instead of one key's dependent chain at a time.
-template <class T>
+//
+// NQ, the queries of a pass, is the group rounded up to a compiled size: a pass of 8 for one
+// query (the encoder's global row, greedy decoding) would score 7 zero queries per key.
+template <class T, int NQ>
 __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArgs a, PartLayout lay, float* parts,
                                                               bool vector_rows) {
-    __shared__ float qs[kQueriesPerPass][32 * kMaxPerLane];
-    __shared__ float wm[kWarps][kQueriesPerPass], wl[kWarps][kQueriesPerPass];
-    __shared__ float wacc[kWarps][kQueriesPerPass][32 * kMaxPerLane];
+    __shared__ float qs[NQ][32 * kMaxPerLane];
+    __shared__ float wm[kWarps][NQ], wl[kWarps][NQ];
+    __shared__ float wacc[kWarps][NQ][32 * kMaxPerLane];
     const int chunk = blockIdx.x, h = blockIdx.y, item = blockIdx.z;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int hd = a.head_dim, per_lane = (hd + 31) / 32;
@@ -52,18 +55,18 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
     const T* q = static_cast<const T*>(a.q);
     const T* k = static_cast<const T*>(a.k);
     const T* v = static_cast<const T*>(a.v);
-    for (int g0 = 0; g0 < a.group; g0 += kQueriesPerPass) {
-        const int ng = min(kQueriesPerPass, a.group - g0);
+    for (int g0 = 0; g0 < a.group; g0 += NQ) {
+        const int ng = min(NQ, a.group - g0);
         __syncthreads();  // the previous pass's queries and warp results are no longer read
-        for (int e = threadIdx.x; e < kQueriesPerPass * hd; e += blockDim.x) {
+        for (int e = threadIdx.x; e < NQ * hd; e += blockDim.x) {
             const int g = e / hd, c = e % hd;
             const int64_t row = int64_t(item) * a.group + g0 + g;
             qs[g][c] = g < ng ? to_f(q[row * a.q_stride + int64_t(h) * hd + c]) : 0.f;
         }
         __syncthreads();
-        float acc[kQueriesPerPass][kMaxPerLane], m[kQueriesPerPass], l[kQueriesPerPass];
+        float acc[NQ][kMaxPerLane], m[NQ], l[NQ];
 #pragma unroll
-        for (int g = 0; g < kQueriesPerPass; ++g) {
+        for (int g = 0; g < NQ; ++g) {
 #pragma unroll
             for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] = 0.f;
             m[g] = -INFINITY;
@@ -72,10 +75,37 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
         for (int base = j0 + 32 * warp; base < j1; base += 32 * kWarps) {
             const int j = base + lane, batch = min(32, j1 - base);
             const bool valid = lane < batch;
-            float dot[kQueriesPerPass];
+            float dot[NQ];
 #pragma unroll
-            for (int g = 0; g < kQueriesPerPass; ++g) dot[g] = 0.f;
-            if (valid) {
+            for (int g = 0; g < NQ; ++g) dot[g] = 0.f;
+            bool scored = false;
+            if constexpr (sizeof(T) == 2) {
+                if (valid && vector_rows) {
+                    // The lane's key row is loaded 64 dims at a time, all of a part before any
+                    // of it is used: one memory latency per part instead of one per 16 bytes (the
+                    // loop below waits on each load in turn). The sums keep that loop's order.
+                    constexpr int kVecs = 8;  // 16-byte vectors per part
+                    const T* krow = k + int64_t(begin + j) * a.kv_stride + int64_t(h) * hd;
+                    for (int c0 = 0; c0 < hd; c0 += 8 * kVecs) {
+                        uint4 raw[kVecs];
+#pragma unroll
+                        for (int i = 0; i < kVecs; ++i)
+                            if (c0 + i * 8 < hd) raw[i] = *reinterpret_cast<const uint4*>(krow + c0 + i * 8);
+#pragma unroll
+                        for (int i = 0; i < kVecs; ++i) {
+                            if (c0 + i * 8 >= hd) break;
+                            const T* e = reinterpret_cast<const T*>(&raw[i]);
+#pragma unroll
+                            for (int g = 0; g < NQ; ++g)
+#pragma unroll
+                                for (int x = 0; x < 8; ++x)
+                                    dot[g] = fmaf(qs[g][c0 + i * 8 + x], to_f(e[x]), dot[g]);
+                        }
+                    }
+                    scored = true;
+                }
+            }
+            if (valid && !scored) {
                 const T* krow = k + int64_t(begin + j) * a.kv_stride + int64_t(h) * hd;
                 for (int c = 0; c < hd; c += 8) {
                     float kx[8];
@@ -93,7 +123,7 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
 #pragma unroll
                         for (int x = 0; x < 8; ++x) kx[x] = c + x < hd ? to_f(krow[c + x]) : 0.f;
 #pragma unroll
-                    for (int g = 0; g < kQueriesPerPass; ++g)
+                    for (int g = 0; g < NQ; ++g)
 #pragma unroll
                         for (int x = 0; x < 8; ++x)
                             if (c + x < hd) dot[g] = fmaf(qs[g][c + x], kx[x], dot[g]);
@@ -102,9 +132,9 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
             // A lowest-float mask keeps the score at lowest: once any real key is seen,
             // exp(lowest - max) is exactly 0, here or when the parts are merged.
             const float bias = valid && a.mask ? a.mask[begin + j] : 0.f;
-            float w[kQueriesPerPass];
+            float w[NQ];
 #pragma unroll
-            for (int g = 0; g < kQueriesPerPass; ++g) {
+            for (int g = 0; g < NQ; ++g) {
                 if (g >= ng) break;
                 const float sc = valid ? dot[g] * a.scale + bias : -INFINITY;
                 float bm = sc;
@@ -135,7 +165,7 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
 #pragma unroll
                 for (int u = 0; u < kRows; ++u) {
 #pragma unroll
-                    for (int g = 0; g < kQueriesPerPass; ++g) {
+                    for (int g = 0; g < NQ; ++g) {
                         if (g >= ng) break;
                         const float pj = __shfl_sync(0xffffffffu, w[g], (j8 + u) & 31);  // 0 past the batch
 #pragma unroll
@@ -146,9 +176,9 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
         }
         // The CTA's four warps become one part: fewer parts for the merge to read.
         if (lane == 0)
-            for (int g = 0; g < kQueriesPerPass; ++g) wm[warp][g] = m[g], wl[warp][g] = l[g];
+            for (int g = 0; g < NQ; ++g) wm[warp][g] = m[g], wl[warp][g] = l[g];
 #pragma unroll
-        for (int g = 0; g < kQueriesPerPass; ++g)
+        for (int g = 0; g < NQ; ++g)
 #pragma unroll
             for (int i = 0; i < kMaxPerLane; ++i) wacc[warp][g][lane + 32 * i] = acc[g][i];
         __syncthreads();
@@ -241,8 +271,17 @@ void launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, c
     // Key rows are read 8 values (16 bytes for fp16/bf16) at a time where every row allows it.
     const bool vector_rows = sizeof(T) == 2 && a.head_dim % 8 == 0 && a.kv_stride % 8 == 0 &&
                              reinterpret_cast<uintptr_t>(a.k) % 16 == 0;
-    partial_kernel<T><<<dim3(unsigned(chunks), unsigned(a.heads), unsigned(a.items)), kWarps * 32, 0, stream>>>(
-        a, lay, parts, vector_rows);
+    const dim3 grid(unsigned(chunks), unsigned(a.heads), unsigned(a.items));
+    if (a.group == 1)
+        partial_kernel<T, 1><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else if (a.group == 2)
+        partial_kernel<T, 2><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else if (a.group <= 4)
+        partial_kernel<T, 4><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else if (a.group == 5)  // five beams, the paper's setting
+        partial_kernel<T, 5><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else
+        partial_kernel<T, kQueriesPerPass><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
     PRECIS_CUDA_LAUNCHED();
     merge_kernel<T><<<dim3(unsigned(a.heads), unsigned(a.items * a.group)), kMergeThreads,
                        size_t(lay.parts) * sizeof(float), stream>>>(a, lay, parts);

@@ -108,11 +108,13 @@ void DeviceSelfAttention::run(const void* q, const void* k, const void* v, const
         a.block_size = s_.lsg.block_size, a.sparse_block_size = s_.lsg.sparse_block_size;
         a.factor = s_.lsg.sparsity_factor, a.lsh_pre_rounds = s_.lsg.lsh_num_pre_rounds;
         a.lsh_r = lsh_r;
-        a.sparse_k = k2_.as<float>(), a.sparse_v = v2_.as<float>(), a.sparse_mask = mask2_.as<float>();
+        a.sparse_k = k2_.get(), a.sparse_v = v2_.get(), a.sparse_mask = mask2_.as<float>();
         TimedSpan t(spans_.sparse_keys, stream_);
         build_sparse_keys(a, stream_);
         const int len = T_ / s_.lsg.sparsity_factor;
-        src[1] = {k2_.get(), v2_.get(), hd_, int64_t(len) * hd_, mask2_.as<float>(), len, len, true};
+        const bool f32 =
+            p_ == Precision::F32 || !sparse_keys_copy_tokens(a.type, a.factor, a.sparse_block_size);
+        src[1] = {k2_.get(), v2_.get(), hd_, int64_t(len) * hd_, mask2_.as<float>(), len, len, f32};
         nsrc = 2;
     } else if (mode_ == Mode::Fovea) {
         const char* kt = static_cast<const char*>(k) + size_t(G_) * D * es;

@@ -5,6 +5,7 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cstdint>
 #include <algorithm>
 #include <string>
 
@@ -36,10 +37,17 @@ struct Geo {
 __device__ __forceinline__ int64_t tok(const Geo& g, int t, int h) { return int64_t(g.G + t) * g.D + int64_t(h) * g.hd; }
 __device__ __forceinline__ int64_t out_at(const Geo& g, int h, int j) { return (int64_t(h) * g.len + j) * g.hd; }
 
-// Identity (f == 1), stride, block_stride: sparse key j is a copy of one token.
-// mode 0 identity, 1 stride, 2 block_stride. One thread per (head, j, d).
+// The norm kernel's staged row length in floats: odd, so that the lanes of a warp, each on its
+// own row, read 32 different banks.
+__host__ __device__ __forceinline__ int norm_row_stride(int hd) { return hd | 1; }
+size_t norm_smem_bytes(const Geo& g) {
+    return (size_t(g.bs) * norm_row_stride(g.hd) + g.bs) * sizeof(float) + size_t(g.bs / g.f) * sizeof(int);
+}
+
+// Identity (f == 1), stride, block_stride: sparse key j is a copy of one token, stored in the
+// input's own type O (exact). mode 0 identity, 1 stride, 2 block_stride. One thread per (head, j, d).
 template <class T>
-__global__ void copy_keys_kernel(Geo g, int mode, const T* k, const T* v, const float* mask, float* ok, float* ov, float* om) {
+__global__ void copy_keys_kernel(Geo g, int mode, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om) {
     const int64_t n = int64_t(g.heads) * g.len * g.hd;
     for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < n; e += int64_t(gridDim.x) * blockDim.x) {
         const int d = int(e % g.hd);
@@ -48,8 +56,8 @@ __global__ void copy_keys_kernel(Geo g, int mode, const T* k, const T* v, const 
         int t = j;
         if (mode == 1) t = j * g.f + h % g.f;
         if (mode == 2) t = (j / g.p) * g.B + ((j % g.p) + (h % g.f) * g.p) % g.B;
-        st(ok, out_at(g, h, j) + d, ld(k, tok(g, t, h) + d));
-        st(ov, out_at(g, h, j) + d, ld(v, tok(g, t, h) + d));
+        ok[out_at(g, h, j) + d] = k[tok(g, t, h) + d];
+        ov[out_at(g, h, j) + d] = v[tok(g, t, h) + d];
         if (d == 0) om[int64_t(h) * g.len + j] = mask[t];
     }
 }
@@ -127,34 +135,115 @@ __global__ void bos_pooling_kernel(Geo g, const T* q, const T* k, const T* v, co
     }
 }
 
-// norm: one CTA per (head, chunk of bs tokens). Norms as the CPU (double sum, float result,
-// 0 when masked); a token's rank in descending order with ties to the lower index decides
-// whether it is kept and, counted from the end, its slot (ascending norm order).
+// Whether token rows can be read 16 bytes at a time: every row of every head starts on a
+// 16-byte boundary (the base, the row stride D and the head offset all allow it).
 template <class T>
-__global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, float* ok, float* ov, float* om) {
-    extern __shared__ float norms[];  // bs
+bool rows_vectorizable(const Geo& g, const void* k, const void* v) {
+    constexpr int per = int(16 / sizeof(T));
+    return g.hd % per == 0 && g.D % per == 0 && reinterpret_cast<uintptr_t>(k) % 16 == 0 &&
+           reinterpret_cast<uintptr_t>(v) % 16 == 0;
+}
+
+// Rows [0, n) of one head of token rows starting at token t0, widened to float into shared
+// memory (row r at dst + r * stride); with `mask`, the rows of masked tokens (mask != 0) are
+// zeros. Loads are independent and issued four per thread before any is stored: a loop of
+// single dependent loads was latency-bound.
+template <class T>
+__device__ __forceinline__ void stage_rows(const Geo& g, const T* src, int t0, int h, int n, bool vec, float* dst,
+                                           int stride, const float* mask = nullptr) {
+    constexpr int kUnroll = 4;
+    if (vec) {
+        constexpr int per = int(16 / sizeof(T));
+        const int per_row = g.hd / per, total = n * per_row;
+        for (int base = threadIdx.x; base < total; base += kUnroll * blockDim.x) {
+            uint4 r[kUnroll];
+#pragma unroll
+            for (int i = 0; i < kUnroll; ++i) {
+                const int e = base + i * blockDim.x;
+                if (e < total)
+                    r[i] = *reinterpret_cast<const uint4*>(src + tok(g, t0 + e / per_row, h) + (e % per_row) * per);
+            }
+#pragma unroll
+            for (int i = 0; i < kUnroll; ++i) {
+                const int e = base + i * blockDim.x;
+                if (e >= total) break;
+                const T* x = reinterpret_cast<const T*>(&r[i]);
+                const bool zero = mask && mask[t0 + e / per_row] != 0.0f;
+                float* out = dst + (e / per_row) * stride + (e % per_row) * per;
+#pragma unroll
+                for (int c = 0; c < per; ++c) out[c] = zero ? 0.0f : to_f(x[c]);
+            }
+        }
+    } else {
+        const int total = n * g.hd;
+        for (int base = threadIdx.x; base < total; base += kUnroll * blockDim.x) {
+            float r[kUnroll];
+#pragma unroll
+            for (int i = 0; i < kUnroll; ++i) {
+                const int e = base + i * blockDim.x;
+                r[i] = e < total ? to_f(src[tok(g, t0 + e / g.hd, h) + e % g.hd]) : 0.f;
+            }
+#pragma unroll
+            for (int i = 0; i < kUnroll; ++i) {
+                const int e = base + i * blockDim.x;
+                if (e < total) dst[(e / g.hd) * stride + e % g.hd] = mask && mask[t0 + e / g.hd] != 0.0f ? 0.0f : r[i];
+            }
+        }
+    }
+}
+
+// norm: one CTA per (head, chunk of bs tokens). Norms as the CPU (double sum in dimension
+// order, float result, 0 when masked); a token's rank in descending order with ties to the
+// lower index decides whether it is kept and, counted from the end, its slot (ascending norm
+// order). The chunk's keys are first staged in shared memory (a thread walking its own row
+// in global memory was latency-bound: 64 scattered loads per token), and the kept tokens
+// are written slot by slot, so every global access is coalesced.
+template <class T>
+__global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, T* ok, T* ov, float* om, bool vec) {
+    extern __shared__ float staged[];
+    const int stride = norm_row_stride(g.hd);  // odd: a thread per row reads its own bank
+    float* rows = staged;                       // [bs][stride] the chunk's keys, widened
+    float* norms = rows + size_t(g.bs) * stride;
+    int* slot_token = reinterpret_cast<int*>(norms + g.bs);  // [keep] chunk token of each slot
     const int h = blockIdx.y, c = blockIdx.x, keep = g.bs / g.f;
+    stage_rows(g, k, c * g.bs, h, g.bs, vec, rows, stride);
+    __syncthreads();
     for (int u = threadIdx.x; u < g.bs; u += blockDim.x) {
-        const int t = c * g.bs + u;
         double acc = 0.0;
         for (int d = 0; d < g.hd; ++d) {
-            const double x = ld(k, tok(g, t, h) + d);
+            const double x = rows[u * stride + d];
             acc = fma(x, x, acc);
         }
-        norms[u] = mask[t] == 0.0f ? float(sqrt(acc)) : 0.0f;
+        norms[u] = mask[c * g.bs + u] == 0.0f ? float(sqrt(acc)) : 0.0f;
     }
     __syncthreads();
     for (int u = threadIdx.x; u < g.bs; u += blockDim.x) {
         const float nu = norms[u];
         int rank = 0;
         for (int w = 0; w < g.bs; ++w) rank += (norms[w] > nu) || (norms[w] == nu && w < u);
-        if (rank >= keep) continue;
-        const int t = c * g.bs + u, j = c * keep + (keep - 1 - rank);
-        for (int d = 0; d < g.hd; ++d) {
-            st(ok, out_at(g, h, j) + d, ld(k, tok(g, t, h) + d));
-            st(ov, out_at(g, h, j) + d, ld(v, tok(g, t, h) + d));
+        if (rank < keep) slot_token[keep - 1 - rank] = u;  // ranks are distinct: every slot once
+    }
+    __syncthreads();
+    // Keys from the staged rows (exact: each was a T), values straight from global memory,
+    // several loads in flight per thread.
+    constexpr int kUnroll = 4;
+    const int total = keep * g.hd;
+    for (int base = threadIdx.x; base < total; base += kUnroll * blockDim.x) {
+        T vx[kUnroll];
+#pragma unroll
+        for (int i = 0; i < kUnroll; ++i) {
+            const int e = base + i * blockDim.x;
+            if (e < total) vx[i] = v[tok(g, c * g.bs + slot_token[e / g.hd], h) + e % g.hd];
         }
-        om[int64_t(h) * g.len + j] = mask[t];
+#pragma unroll
+        for (int i = 0; i < kUnroll; ++i) {
+            const int e = base + i * blockDim.x;
+            if (e >= total) break;
+            const int s = e / g.hd, d = e % g.hd, u = slot_token[s], j = c * keep + s;
+            ok[out_at(g, h, j) + d] = from_f<T>(rows[u * stride + d]);
+            ov[out_at(g, h, j) + d] = vx[i];
+            if (d == 0) om[int64_t(h) * g.len + j] = mask[c * g.bs + u];
+        }
     }
 }
 
@@ -167,7 +256,7 @@ __global__ void norm_kernel(Geo g, const T* k, const T* v, const float* mask, fl
 // sums) with the CPU's expression, so the projections, and the buckets, come out identical.
 template <class T>
 __global__ void lsh_kernel(Geo g, int rounds, const float* __restrict__ R, const T* k, const T* v,
-                           const float* mask, float* ok, float* ov, float* om) {
+                           const float* mask, float* ok, float* ov, float* om, bool vec) {
     extern __shared__ float sm[];
     const int bs = g.bs, hd = g.hd, ld_x = hd + 1, h = blockIdx.y, c = blockIdx.x, out_final = bs / g.f;
     float* in_x = sm;                  // bs * ld_x
@@ -176,11 +265,7 @@ __global__ void lsh_kernel(Geo g, int rounds, const float* __restrict__ R, const
     float* out_c = in_c + bs;          // bs
     int* bucket = reinterpret_cast<int*>(out_c + bs);  // rounds * bs
     for (int pass = 0; pass < 2; ++pass) {  // 0: keys (bucketing), 1: values (replay)
-        const T* src = pass == 0 ? k : v;
-        for (int e = threadIdx.x; e < bs * hd; e += blockDim.x) {
-            const int u = e / hd, d = e % hd, t = c * bs + u;
-            in_x[u * ld_x + d] = mask[t] == 0.0f ? ld(src, tok(g, t, h) + d) : 0.0f;
-        }
+        stage_rows(g, pass == 0 ? k : v, c * bs, h, bs, vec, in_x, ld_x, mask);
         for (int u = threadIdx.x; u < bs; u += blockDim.x) in_c[u] = mask[c * bs + u] == 0.0f ? 1.0f : 0.0f;
         __syncthreads();
         int items = bs;
@@ -210,11 +295,30 @@ __global__ void lsh_kernel(Geo g, int rounds, const float* __restrict__ R, const
                     // -proj has a strictly larger max (then its first index).
                     int best_hi = 0, best_lo = 0;
                     float hi = 0.0f, lo = 0.0f;
-                    for (int e = 0; e < nh; ++e) {
-                        float pr = 0.0f;
-                        for (int d = 0; d < hd; ++d) pr = fmaf(xn[d], __ldg(Rh + d * nh + e), pr);
+                    auto take = [&](int e, float pr) {
                         if (e == 0 || pr > hi) hi = pr, best_hi = e;
                         if (e == 0 || pr < lo) lo = pr, best_lo = e;
+                    };
+                    // Four projections at once: four independent fma chains (each in the CPU's
+                    // dimension order) instead of one chain whose every step waits on the last.
+                    int e = 0;
+                    for (; e + 4 <= nh; e += 4) {
+                        float p0 = 0.0f, p1 = 0.0f, p2 = 0.0f, p3 = 0.0f;
+#pragma unroll 4
+                        for (int d = 0; d < hd; ++d) {
+                            const float x = xn[d];
+                            const float* r = Rh + d * nh + e;
+                            p0 = fmaf(x, __ldg(r), p0);
+                            p1 = fmaf(x, __ldg(r + 1), p1);
+                            p2 = fmaf(x, __ldg(r + 2), p2);
+                            p3 = fmaf(x, __ldg(r + 3), p3);
+                        }
+                        take(e, p0), take(e + 1, p1), take(e + 2, p2), take(e + 3, p3);
+                    }
+                    for (; e < nh; ++e) {
+                        float pr = 0.0f;
+                        for (int d = 0; d < hd; ++d) pr = fmaf(xn[d], __ldg(Rh + d * nh + e), pr);
+                        take(e, pr);
                     }
                     bk[u] = (-lo > hi) ? nh + best_lo : best_hi;
                 }
@@ -247,6 +351,22 @@ __global__ void lsh_kernel(Geo g, int rounds, const float* __restrict__ R, const
     }
 }
 
+// What builds the keys, resolved as lsg_attention does (f == 1 identity, lsh with f == SB as
+// bos_pooling): 0 identity, 1 stride, 2 block_stride, 3 pooling, 4 bos_pooling, 5 norm, 6 lsh.
+int resolved_kind(SparsityType type, int f, int sparse_block_size) {
+    if (f <= 1) return 0;
+    switch (type) {
+        case SparsityType::Stride: return 1;
+        case SparsityType::BlockStride: return 2;
+        case SparsityType::Pooling: return 3;
+        case SparsityType::BosPooling: return 4;
+        case SparsityType::Norm: return 5;
+        case SparsityType::Lsh: return f == sparse_block_size ? 4 : 6;
+        case SparsityType::None: break;
+    }
+    return 0;
+}
+
 int grid_for(int64_t n) { return int(std::min<int64_t>((n + 255) / 256, 65535)); }
 
 template <class T>
@@ -254,27 +374,35 @@ void launch_sparse(const SparseKeysArgs& a, const Geo& g, int kind, int rounds, 
     const T* q = static_cast<const T*>(a.q);
     const T* k = static_cast<const T*>(a.k);
     const T* v = static_cast<const T*>(a.v);
-    float* ok = a.sparse_k;
-    float* ov = a.sparse_v;
+    // Copies of tokens (kinds 0-2 and 5) are stored as T, sums as float32 (sparse_keys.h).
+    T* ck = static_cast<T*>(a.sparse_k);
+    T* cv = static_cast<T*>(a.sparse_v);
+    float* ok = static_cast<float*>(a.sparse_k);
+    float* ov = static_cast<float*>(a.sparse_v);
     const int64_t n = int64_t(g.heads) * g.len * g.hd;
     switch (kind) {
         case 0: case 1: case 2:
-            copy_keys_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, kind, k, v, a.token_mask, ok, ov, a.sparse_mask);
+            copy_keys_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, kind, k, v, a.token_mask, ck, cv, a.sparse_mask);
             break;
         case 3: pooling_kernel<T><<<grid_for(n), 256, 0, stream>>>(g, k, v, a.token_mask, ok, ov, a.sparse_mask); break;
         case 4:
             bos_pooling_kernel<T><<<grid_for(int64_t(g.heads) * g.len * 32), 256, 0, stream>>>(
                 g, q, k, v, a.token_mask, ok, ov, a.sparse_mask);
             break;
-        case 5:
-            norm_kernel<T><<<dim3(g.T / g.bs, g.heads), 128, size_t(g.bs) * sizeof(float), stream>>>(
-                g, k, v, a.token_mask, ok, ov, a.sparse_mask);
+        case 5: {
+            const size_t smem = norm_smem_bytes(g);
+            PRECIS_CUDA_CHECK(
+                cudaFuncSetAttribute(norm_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+            norm_kernel<T><<<dim3(g.T / g.bs, g.heads), 128, smem, stream>>>(g, k, v, a.token_mask, ck, cv,
+                                                                             a.sparse_mask, rows_vectorizable<T>(g, k, v));
             break;
+        }
         case 6:
             PRECIS_CUDA_CHECK(cudaFuncSetAttribute(lsh_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                    int(lsh_smem)));
             lsh_kernel<T><<<dim3(g.T / g.bs, g.heads), 128, lsh_smem, stream>>>(g, rounds, a.lsh_r, k, v, a.token_mask,
-                                                                              ok, ov, a.sparse_mask);
+                                                                              ok, ov, a.sparse_mask,
+                                                                              rows_vectorizable<T>(g, k, v));
             break;
     }
     PRECIS_CUDA_LAUNCHED();
@@ -333,6 +461,11 @@ void launch_fovea(const void* k, const void* v, const float* mask, int T_, int h
 
 }  // namespace
 
+bool sparse_keys_copy_tokens(SparsityType type, int factor, int sparse_block_size) {
+    const int kind = resolved_kind(type, factor, sparse_block_size);
+    return kind <= 2 || kind == 5;
+}
+
 void build_sparse_keys(const SparseKeysArgs& a, cudaStream_t stream) {
     // All checks first: nothing reaches the device with bad arguments.
     check(a.G >= 0 && a.T > 0 && a.heads > 0 && a.head_dim > 0,
@@ -351,18 +484,7 @@ void build_sparse_keys(const SparseKeysArgs& a, cudaStream_t stream) {
     const int f = a.factor;
     Geo g{a.G, a.T, a.heads, a.head_dim, a.heads * a.head_dim, a.block_size, a.sparse_block_size, f,
           a.block_size / f, std::min(a.block_size, a.sparse_block_size), a.T / f};
-    // What builds the keys, resolved as lsg_attention does (f == 1 identity, lsh with
-    // f == SB as bos_pooling).
-    int kind = 0;
-    if (f > 1) switch (a.type) {
-            case SparsityType::Stride: kind = 1; break;
-            case SparsityType::BlockStride: kind = 2; break;
-            case SparsityType::Pooling: kind = 3; break;
-            case SparsityType::BosPooling: kind = 4; break;
-            case SparsityType::Norm: kind = 5; break;
-            case SparsityType::Lsh: kind = f == a.sparse_block_size ? 4 : 6; break;
-            case SparsityType::None: break;
-        }
+    const int kind = resolved_kind(a.type, f, a.sparse_block_size);
     check(kind != 4 || a.q != nullptr, "build_sparse_keys: bos_pooling needs q");
     const int rounds = a.lsh_pre_rounds + 1;
     size_t lsh_smem = 0;
@@ -374,6 +496,9 @@ void build_sparse_keys(const SparseKeysArgs& a, cudaStream_t stream) {
                                           " and head_dim " + std::to_string(g.hd) +
                                           " needs more shared memory than the kernel supports");
     }
+    check(kind != 5 || norm_smem_bytes(g) <= 200 * 1024,
+          "build_sparse_keys: norm with min(B, SB) = " + std::to_string(g.bs) + " and head_dim " +
+              std::to_string(g.hd) + " needs more shared memory than the kernel supports");
     switch (a.p) {
         case Precision::F32: launch_sparse<float>(a, g, kind, rounds, lsh_smem, stream); break;
         case Precision::F16: launch_sparse<__half>(a, g, kind, rounds, lsh_smem, stream); break;

@@ -26,13 +26,18 @@ struct SparseKeysArgs {
     // lsh only: the projections of every round, pre-rounds first then the final round,
     // each [heads, head_dim, buckets/2] float32 as LshProjections::get returns them.
     const float* lsh_r = nullptr;
-    // Outputs, float32 whatever p: [heads, T/f, head_dim], and the additive mask [heads, T/f].
-    // Pooled and hashed keys are sums the CPU keeps in float32; rounding them to bf16 alone
-    // would cost more than the op tests' 1e-3, and they are a fraction of the token keys.
-    float* sparse_k = nullptr;
-    float* sparse_v = nullptr;
+    // Outputs: [heads, T/f, head_dim], and the additive mask [heads, T/f] (float32). Keys that
+    // copy a token (identity, stride, block_stride, norm: sparse_keys_copy_tokens) keep the
+    // input's type p, exactly, at half the bytes and tensor-core passes of float32. Pooled and
+    // hashed keys are sums the CPU keeps in float32; rounding them to bf16 alone would cost
+    // more than the op tests' 1e-3, so those are float32 whatever p.
+    void* sparse_k = nullptr;
+    void* sparse_v = nullptr;
     float* sparse_mask = nullptr;
 };
+
+// Whether these settings' sparse keys are copies of token keys, stored in the input type.
+bool sparse_keys_copy_tokens(SparsityType type, int factor, int sparse_block_size);
 
 // Throws precis::Error on settings lsg_attention rejects (same wording).
 void build_sparse_keys(const SparseKeysArgs& args, cudaStream_t stream);

@@ -282,6 +282,11 @@ if ! skipped attn && [ -x "$ABENCH" ]; then
     bounded "${PRECIS_GPU_BUDGET_ATTN:-60}" "$ABENCH" --lengths "${PRECIS_GPU_ATTN_LENGTHS:-4096,16384}" \
         --dtype fp16 >"$REPORT/attention/fp16.md" 2>"$REPORT/attention/fp16.log"
     say "attention parts: rc $?"; cat "$REPORT/attention/fp16.md"
+    # The same with the one-stage tensor-core kernel: what the cp.async pipeline buys.
+    PRECIS_ATTENTION_PIPELINE=0 bounded "${PRECIS_GPU_BUDGET_ATTN:-60}" "$ABENCH" \
+        --lengths "${PRECIS_GPU_ATTN_LENGTHS:-4096,16384}" --dtype fp16 \
+        >"$REPORT/attention/fp16-one-stage.md" 2>"$REPORT/attention/fp16-one-stage.log"
+    say "attention parts, one-stage kernel: rc $?"; cat "$REPORT/attention/fp16-one-stage.md"
     checkpoint
 fi
 

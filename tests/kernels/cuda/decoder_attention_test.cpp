@@ -122,8 +122,7 @@ TEST_P(DecoderAttention, CrossAttentionStreamsLongMemoriesAndMasksToExactlyZero)
     // Item 0: 17000 keys (many tiles), its first 100 masked (the running max starts at the
     // mask value). Item 1: 5 keys, fewer than a tile, one masked in the middle.
     const std::vector<int32_t> offsets{0, 17000, 17005};
-    const int items = 2, group = 3;  // three beams per document
-    const int rows = items * group, total = offsets.back();
+    const int items = 2, total = offsets.back();
     std::vector<float> mask(size_t(total), 0.f);
     for (int j = 0; j < 100; ++j) mask[size_t(j)] = lowest;
     for (int j = 5000; j < 5200; ++j) mask[size_t(j)] = lowest;
@@ -134,35 +133,41 @@ TEST_P(DecoderAttention, CrossAttentionStreamsLongMemoriesAndMasksToExactlyZero)
     for (int j : {0, 50, 5100, 17002})  // masked rows with large values: any weight on them shows
         for (int d = 0; d < D; ++d) vm[size_t(j) * D + d] = 1000.f;
     vm = test::rounded_to(p, vm);
-    const std::vector<float> q = test::rounded_to(p, test::gaussian(size_t(rows) * D, 23, 2.f));
+    // Beams per document: each compiled pass size (1, 2, 4, 5, 8), a group rounded up to one
+    // (3), and a group over two passes (9).
+    for (int group : {1, 2, 3, 5, 9}) {
+        SCOPED_TRACE(::testing::Message() << "group " << group);
+        const int rows = items * group;
+        const std::vector<float> q = test::rounded_to(p, test::gaussian(size_t(rows) * D, 23, 2.f));
 
-    cuda::DeviceBuffer dq = test::upload_as(p, q), dk = test::upload_as(p, km), dv = test::upload_as(p, vm);
-    cuda::DeviceBuffer doff = cuda::upload(offsets), dmask = cuda::upload(mask);
-    cuda::DeviceBuffer dout(q.size() * cuda::bytes_of(p));
-    cuda::MemoryAttentionArgs a;
-    a.p = p;
-    a.q = dq.get(), a.q_stride = D, a.items = items, a.group = group;
-    a.offsets = doff.as<int32_t>(), a.max_keys = 17000;
-    a.k = dk.get(), a.v = dv.get(), a.kv_stride = D, a.mask = dmask.as<float>();
-    a.heads = heads, a.head_dim = hd, a.scale = scale, a.out = dout.get(), a.out_stride = D;
-    cuda::MemoryAttention attention;
-    attention.run(a, nullptr);
-    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+        cuda::DeviceBuffer dq = test::upload_as(p, q), dk = test::upload_as(p, km), dv = test::upload_as(p, vm);
+        cuda::DeviceBuffer doff = cuda::upload(offsets), dmask = cuda::upload(mask);
+        cuda::DeviceBuffer dout(q.size() * cuda::bytes_of(p));
+        cuda::MemoryAttentionArgs a;
+        a.p = p;
+        a.q = dq.get(), a.q_stride = D, a.items = items, a.group = group;
+        a.offsets = doff.as<int32_t>(), a.max_keys = 17000;
+        a.k = dk.get(), a.v = dv.get(), a.kv_stride = D, a.mask = dmask.as<float>();
+        a.heads = heads, a.head_dim = hd, a.scale = scale, a.out = dout.get(), a.out_stride = D;
+        cuda::MemoryAttention attention;
+        attention.run(a, nullptr);
+        PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
 
-    std::vector<float> ref(q.size());
-    for (int r = 0; r < rows; ++r) {
-        const int item = r / group;
-        const int64_t b = offsets[size_t(item)], n = offsets[size_t(item) + 1] - b;
-        for (int h = 0; h < heads; ++h) {
-            const size_t qa = size_t(r) * D + size_t(h) * hd;
-            const size_t ma = size_t(b) * D + size_t(h) * hd;
-            const auto o = reference_attend(q.data() + qa, km.data() + ma, vm.data() + ma, D, n,
-                                            mask.data() + b, scale, hd);
-            for (int c = 0; c < hd; ++c) ref[qa + size_t(c)] = float(o[size_t(c)]);
+        std::vector<float> ref(q.size());
+        for (int r = 0; r < rows; ++r) {
+            const int item = r / group;
+            const int64_t b = offsets[size_t(item)], n = offsets[size_t(item) + 1] - b;
+            for (int h = 0; h < heads; ++h) {
+                const size_t qa = size_t(r) * D + size_t(h) * hd;
+                const size_t ma = size_t(b) * D + size_t(h) * hd;
+                const auto o = reference_attend(q.data() + qa, km.data() + ma, vm.data() + ma, D, n,
+                                                mask.data() + b, scale, hd);
+                for (int c = 0; c < hd; ++c) ref[qa + size_t(c)] = float(o[size_t(c)]);
+            }
         }
+        const auto got = test::download_as_f32(p, dout.get(), q.size());
+        EXPECT_LE(test::normalized_error(got, comparable_reference(p, ref)), test::op_tolerance(p));
     }
-    const auto got = test::download_as_f32(p, dout.get(), q.size());
-    EXPECT_LE(test::normalized_error(got, comparable_reference(p, ref)), test::op_tolerance(p));
 }
 
 // The CPU DecoderState::reorder semantics on a host copy: row r's first `length` positions

@@ -102,6 +102,11 @@ TEST_P(PlanAttention, LsgMatchesCpu) {
         {SparsityType::Norm, 32, 32, 2, 1, 256, 2, 64, 5, 1},
         {SparsityType::Lsh, 32, 16, 4, 1, 256, 2, 64, 3, 1},
         {SparsityType::Norm, 32, 32, 4, 3, 192, 2, 128, 3, 1},
+        // 16-bit copies of tokens as sparse keys: every source 16-bit, the pipelined kernel
+        {SparsityType::BlockStride, 32, 32, 4, 1, 256, 2, 64, 6, 1},
+        {SparsityType::Stride, 32, 32, 2, 2, 256, 2, 128, 4, 1},
+        // the benchmark's geometry (B 128, f 4), several chunks per head for the norm kernel
+        {SparsityType::Norm, 128, 128, 4, 1, 1024, 2, 64, 37, 1},
     };
     for (const LsgCase& c : cases) {
         const std::string what = std::string("lsg ") + sparsity_type_name(c.type) + " B " + std::to_string(c.B) +
