@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Extractive baselines on the test splits of cnn and wiki_lead: lead-3 and OTS
+"""Extractive baselines on one split (test by default) of cnn and wiki_lead: lead-3 and OTS
 (Open Text Summarizer, Debian package `ots`), scored with the C++ ROUGE
 (app/eval/rouge.cpp via the precis_rouge driver in tools/eval/).
 
     cmake -S tools/eval -B build-rouge -G Ninja && cmake --build build-rouge
-    python3 tools/eval/baselines.py --out build-eval-baselines [--limit 500] \
-        [--rouge build-rouge/precis_rouge]
+    python3 tools/eval/baselines.py --out build-eval-baselines [--split validation] \
+        [--limit 500] [--rouge build-rouge/precis_rouge]
 
 Writes <out>/<dataset>-<system>.jsonl ({"id","reference","candidate"}, one sentence
 per line in both texts so ROUGE-Lsum sees sentences) and <out>/rouge.txt.
@@ -18,7 +18,7 @@ Systems
   ots-r10    `ots -r 10`
 References: cnn highlights are already one per line; wiki_lead leads are
 sentence-split with the same splitter.  --limit N takes a deterministic subset
-(seeded shuffle of the test ids, seed 20261121) instead of the whole split.
+(seeded shuffle of the split's ids, seed 20261121) instead of the whole split.
 """
 import argparse
 import json
@@ -53,13 +53,14 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True)
     ap.add_argument("--corpus", default=pc.CORPUS_DIR_DEFAULT)
+    ap.add_argument("--split", choices=["validation", "test"], default="test")
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--rouge", default=os.path.join(HERE, "..", "..", "build-rouge", "precis_rouge"))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     outputs = []
     for name in ("cnn", "wiki_lead"):
-        recs = list(pc.iter_records(name, args.corpus, splits={"test"}))
+        recs = list(pc.iter_records(name, args.corpus, splits={args.split}))
         if args.limit and len(recs) > args.limit:
             ids = sorted(r["id"] for r in recs)
             random.Random(pc.SEED).shuffle(ids)
