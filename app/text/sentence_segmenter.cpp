@@ -2,6 +2,8 @@
 
 #include "app/text/stop_words.h"
 
+#include <QRegularExpression>
+
 #include <unicode/brkiter.h>
 #include <unicode/filteredbrk.h>
 #include <unicode/locid.h>
@@ -104,11 +106,104 @@ bool ends_with_initialism(QStringView s) {
     return pairs >= 2 && (i == 0 || s[i - 1].isSpace() || s[i - 1] == u'(');
 }
 
+// A personal initial ends the sentence ICU found: "By D." before "H. Lawrence", "George W."
+// before "Bush". One capital letter after a space (or at the start) and a full stop.
+bool ends_with_personal_initial(QStringView s) {
+    const qsizetype n = s.size();
+    return n >= 2 && s[n - 1] == u'.' && s[n - 2].isUpper() && (n == 2 || s[n - 3].isSpace() || s[n - 3] == u'(');
+}
+
 bool continues_after_initialism(QStringView next) {
     if (next.isEmpty() || !next[0].isUpper()) return false;
     qsizetype end = 0;
     while (end < next.size() && next[end].isLetter()) ++end;
     return !is_stop_word(next.left(end).toString().toLower().toStdString());
+}
+
+// A word in capitals ("TOWN", "CONTENTS", "SELTZER,") or a number ("1921", "IV.") that may
+// belong to a title or heading.
+enum class WordKind { Capitals, Number, Other };
+
+WordKind word_kind(QStringView word) {
+    int letters = 0, upper = 0, digits = 0;
+    for (QChar c : word) {
+        if (c.isLetter()) {
+            ++letters;
+            upper += c.isUpper();
+        } else if (c.isDigit()) {
+            ++digits;
+        }
+    }
+    if (letters >= 2 && upper == letters && digits == 0) return WordKind::Capitals;
+    if (digits > 0 && letters == 0) return WordKind::Number;
+    return WordKind::Other;
+}
+
+// "This", "Baby", "You": how an ordinary sentence or a title in mixed case opens.
+bool opens_in_mixed_case(QStringView word) {
+    qsizetype i = 0;
+    while (i < word.size() && !word[i].isLetter()) ++i;
+    if (i + 1 >= word.size() || !word[i].isUpper()) return false;
+    return std::any_of(word.begin() + i + 1, word.end(), [](QChar c) { return c.isLower(); });
+}
+
+// Where a heading in capitals runs into the text around it without a line break: a PDF
+// page whose title sits close above the first paragraph comes out as "TOWN GEOLOGY PREFACE
+// This little book...", a title page as "By D. H. Lawrence NEW YORK THOMAS SELTZER 1921
+// CONTENTS Baby Tortoise ...". A run of words in capitals (two or more, or one of four
+// letters or more that opens the sentence) followed by a word in mixed case is cut off
+// on both sides. The run must not end in a comma: "LONDON, England (CNN) --" is a dateline
+// that stays with its sentence. Returns the cut positions, ascending, inside (begin, end).
+std::vector<qsizetype> heading_run_cuts(QStringView p, qsizetype begin, qsizetype end) {
+    struct Word {
+        qsizetype begin, end;
+        WordKind kind;
+    };
+    std::vector<Word> words;
+    for (qsizetype i = begin; i < end;) {
+        while (i < end && p[i].isSpace()) ++i;
+        const qsizetype b = i;
+        while (i < end && !p[i].isSpace()) ++i;
+        if (i > b) words.push_back({b, i, word_kind(p.mid(b, i - b))});
+    }
+    std::vector<qsizetype> cuts;
+    for (size_t w = 0; w < words.size();) {
+        if (words[w].kind == WordKind::Other) {
+            ++w;
+            continue;
+        }
+        size_t last = w;  // the run: [w, last)
+        int capitals = 0;
+        qsizetype longest = 0;
+        while (last < words.size() && words[last].kind != WordKind::Other) {
+            if (words[last].kind == WordKind::Capitals) {
+                ++capitals;
+                longest = std::max(longest, words[last].end - words[last].begin);
+            }
+            ++last;
+        }
+        const bool long_enough = capitals >= 2 || (w == 0 && capitals == 1 && longest >= 4);
+        const bool followed_by_text = last < words.size() && opens_in_mixed_case(p.mid(words[last].begin, words[last].end - words[last].begin));
+        const QChar run_end = p[words[last - 1].end - 1];
+        if (long_enough && followed_by_text && run_end != u',') {
+            if (w > 0) cuts.push_back(words[w].begin);
+            cuts.push_back(words[last].begin);
+        }
+        w = last;
+    }
+    return cuts;
+}
+
+// A news dateline that opens a paragraph: "Kabul, Afghanistan (CNN) -- ", "(AP) — ". It
+// says where the story was filed, not what happened; it is cut off as a piece of its own.
+// Returns where the story's first sentence starts, or `begin` when there is no dateline.
+qsizetype dateline_end(QStringView p, qsizetype begin, qsizetype end) {
+    if (begin > 0 && p[begin - 1] != u'\n') return begin;
+    static const QRegularExpression dateline(
+        QStringLiteral(R"(^[^()\n.!?]{0,60}\([A-Za-z][\w.]{1,15}\)\s*(?:--|\x{2014}|\x{2013})\s+)"));
+    const QRegularExpressionMatch m = dateline.match(p.mid(begin, std::min<qsizetype>(end - begin, 120)).toString());
+    if (!m.hasMatch() || m.capturedEnd() >= end - begin) return begin;
+    return begin + m.capturedEnd();
 }
 
 }  // namespace
@@ -171,6 +266,28 @@ SegmentedText segment_sentences(const QString& text) {
         for (; scanned < pos; ++scanned)
             if (p[scanned] == u'\n' && (scanned == 0 || p[scanned - 1] != u'\n')) ++paragraph;
     };
+    int glued_paragraphs = 0;  // heading runs cut off so far: each piece is a paragraph of its own
+    auto add_sentence = [&](qsizetype b, qsizetype e) {
+        std::vector<qsizetype> cuts;
+        if (const qsizetype story = dateline_end(p, b, e); story != b) cuts.push_back(story);
+        const std::vector<qsizetype> heading_cuts = heading_run_cuts(p, cuts.empty() ? b : cuts.back(), e);
+        cuts.insert(cuts.end(), heading_cuts.begin(), heading_cuts.end());
+        cuts.push_back(e);
+        qsizetype from = b;
+        for (qsizetype cut : cuts) {
+            qsizetype to = cut;
+            while (to > from && p[to - 1].isSpace()) --to;
+            if (to > from) {
+                TextSentence s;
+                s.begin = int(from);
+                s.end = int(to);
+                s.paragraph = paragraph + glued_paragraphs;
+                result.sentences.push_back(s);
+            }
+            if (cut != e) ++glued_paragraphs;
+            from = cut;
+        }
+    };
     for (int32_t start = breaks->first(), end = breaks->next(); end != icu::BreakIterator::DONE;
          start = end, end = breaks->next()) {
         qsizetype b = start, e = end;
@@ -184,17 +301,17 @@ SegmentedText segment_sentences(const QString& text) {
             TextSentence& previous = result.sentences.back();
             const QStringView between = QStringView(p).mid(previous.end, b - previous.end);
             const bool same_line = !between.contains(u'\n');
-            if (same_line && ends_with_initialism(QStringView(p).mid(previous.begin, previous.end - previous.begin)) &&
+            const QStringView previous_text = QStringView(p).mid(previous.begin, previous.end - previous.begin);
+            if (same_line && (ends_with_initialism(previous_text) || ends_with_personal_initial(previous_text)) &&
                 continues_after_initialism(span)) {
-                previous.end = int(e);
+                // Joined, then cut again at any heading run the whole now holds.
+                const qsizetype joined_begin = previous.begin;
+                result.sentences.pop_back();
+                add_sentence(joined_begin, e);
                 continue;
             }
         }
-        TextSentence s;
-        s.begin = int(b);
-        s.end = int(e);
-        s.paragraph = paragraph;
-        result.sentences.push_back(s);
+        add_sentence(b, e);
     }
     count_paragraphs_to(p.size());
     result.paragraphs = result.sentences.empty() ? 0 : result.sentences.back().paragraph + 1;

@@ -15,6 +15,11 @@
 //  * anything else stays a hard break, where a sentence always ends.
 // The prepared text has exactly the length of the original, so every offset found in it
 // is an offset into the document (QString / UTF-16 indices, as the text views use).
+//
+// After ICU, personal initials are joined again ("By D. H. Lawrence"), and structure that
+// lost its line breaks is cut off as a paragraph of its own: a heading in capitals run into
+// the text ("TOWN GEOLOGY PREFACE This little book...", as a PDF page's layout may give it)
+// and a news dateline ("Kabul, Afghanistan (CNN) -- "). `paragraph` counts those pieces too.
 #include <QString>
 
 #include <vector>
@@ -23,7 +28,7 @@ namespace precis::text {
 
 struct TextSentence {
     int begin = 0, end = 0;   // [begin, end) in the document, surrounding whitespace trimmed
-    int paragraph = 0;        // 0-based paragraph (text between hard line breaks)
+    int paragraph = 0;        // 0-based paragraph (text between hard line breaks, or a piece cut off as above)
 };
 
 struct SegmentedText {

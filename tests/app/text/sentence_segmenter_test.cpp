@@ -29,6 +29,48 @@ TEST(SentenceSegmenter, AbbreviationsAndTitlesDoNotEndSentences) {
               (QStringList{"He moved to the U.S.", "The move was hard."}));
 }
 
+TEST(SentenceSegmenter, PersonalInitialsDoNotEndSentences) {
+    EXPECT_EQ(sentences_of("TORTOISES\n\nBy D. H. Lawrence\n\nThe poems were written in Tuscany."),
+              (QStringList{"TORTOISES", "By D. H. Lawrence", "The poems were written in Tuscany."}));
+    EXPECT_EQ(sentences_of("The book was edited by J. R. Smith and printed in Boston. It sold well."),
+              (QStringList{"The book was edited by J. R. Smith and printed in Boston.", "It sold well."}));
+    // A capital letter that ends a sentence: the next one opens with a function word.
+    EXPECT_EQ(sentences_of("He fought in World War I. The war changed him."),
+              (QStringList{"He fought in World War I.", "The war changed him."}));
+}
+
+TEST(SentenceSegmenter, HeadingsInCapitalsGluedOntoTextAreCutOff) {
+    // As a PDF page with a title close above its first paragraph comes out of the layout.
+    const QString text = "TOWN GEOLOGY PREFACE This little book has shaped itself out of lectures. It is short.";
+    EXPECT_EQ(sentences_of(text),
+              (QStringList{"TOWN GEOLOGY PREFACE", "This little book has shaped itself out of lectures.", "It is short."}));
+    const SegmentedText s = segment_sentences(text);
+    ASSERT_EQ(s.sentences.size(), 3u);
+    EXPECT_EQ(s.sentences[0].paragraph, 0);  // the heading is a paragraph of its own
+    EXPECT_EQ(s.sentences[1].paragraph, 1);
+    EXPECT_EQ(s.sentences[2].paragraph, 1);
+    EXPECT_EQ(s.paragraphs, 2);
+    // A title page and a table of contents run into one line, then the first poem.
+    EXPECT_EQ(sentences_of("By D. H. Lawrence NEW YORK THOMAS SELTZER 1921 CONTENTS Baby Tortoise Tortoise Shout "
+                           "BABY TORTOISE You know what it is to be born alone."),
+              (QStringList{"By D. H. Lawrence", "NEW YORK THOMAS SELTZER 1921 CONTENTS", "Baby Tortoise Tortoise Shout",
+                           "BABY TORTOISE", "You know what it is to be born alone."}));
+}
+
+TEST(SentenceSegmenter, CapitalsInsideOrdinarySentencesStay) {
+    EXPECT_EQ(sentences_of("The NEW YORK TIMES reported it first. The NASA and FBI teams met."),
+              (QStringList{"The NEW YORK TIMES reported it first.", "The NASA and FBI teams met."}));
+}
+
+TEST(SentenceSegmenter, NewsDatelinesAreCutOffTheFirstSentence) {
+    const QString text = "LONDON, England (CNN) -- Banks were blamed for the crisis.\n\n(AP) \u2014 Markets fell. Fans (CNN) -- cheered.";
+    EXPECT_EQ(sentences_of(text), (QStringList{"LONDON, England (CNN) --", "Banks were blamed for the crisis.", "(AP) \u2014",
+                                               "Markets fell.", "Fans (CNN) -- cheered."}));
+    const SegmentedText s = segment_sentences(text);
+    ASSERT_EQ(s.sentences.size(), 5u);
+    EXPECT_NE(s.sentences[0].paragraph, s.sentences[1].paragraph);  // a piece of its own, as a heading is
+}
+
 TEST(SentenceSegmenter, DecimalsAndNumbersStayInsideTheirSentence) {
     EXPECT_EQ(sentences_of("Prices rose 3.5 per cent to $1,204.50 in 2024. Wages did not."),
               (QStringList{"Prices rose 3.5 per cent to $1,204.50 in 2024.", "Wages did not."}));
