@@ -4,7 +4,36 @@
 
 namespace precis::extractive {
 
+namespace {
+
+const QString& closing_punctuation() {
+    static const QString closing = QStringLiteral(".!?;:,\"'\u201D\u2019)\u3002\uFF01\uFF1F");
+    return closing;
+}
+
+// A table of contents or a title page run together into one line ("Baby Tortoise
+// Tortoise-Shell Tortoise Family Connections Lui et Elle Tortoise Gallantry Tortoise Shout"):
+// no sentence's closing punctuation, and most words capitalized.
+bool looks_like_title_list(QStringView text, int words) {
+    if (words == 0 || words > 60 || closing_punctuation().contains(text.back())) return false;
+    int capitalized = 0, tokens = 0;
+    bool word_start = true;
+    for (QChar c : text) {
+        if (c.isSpace()) {
+            word_start = true;
+        } else if (word_start && c.isLetterOrNumber()) {
+            ++tokens;
+            capitalized += c.isUpper() || c.isDigit();
+            word_start = false;
+        }
+    }
+    return tokens > 0 && capitalized * 5 >= tokens * 3;  // at least 60 %
+}
+
+}  // namespace
+
 bool looks_like_heading(QStringView text, int words) {
+    if (looks_like_title_list(text, words)) return true;
     if (words == 0 || words > 12) return false;
     // Chapter words and bare numbers mark headings even with a closing full stop.
     static const QRegularExpression chapter(
@@ -19,9 +48,7 @@ bool looks_like_heading(QStringView text, int words) {
             upper += c.isUpper();
         }
     if (letters >= 3 && upper == letters) return true;
-    const QChar last = text.back();
-    static const QString closing = QStringLiteral(".!?;:,\"'\u201D\u2019)\u3002\uFF01\uFF1F");
-    return !closing.contains(last);
+    return !closing_punctuation().contains(text.back());
 }
 
 std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const std::vector<int>& words) {

@@ -1,5 +1,6 @@
 #include "app/extractive/extractive_summarizer.h"
 
+#include <QSet>
 #include <QStringList>
 
 #include <algorithm>
@@ -21,10 +22,14 @@ namespace {
 // Similarity graphs are dense: a document longer than this is ranked section by section.
 constexpr size_t kMaxGraphSentences = 400;
 
+constexpr size_t kNone = std::numeric_limits<size_t>::max();
+
 struct Candidate {
     size_t index;
-    double score;
+    double score;    // as chosen with its antecedent, or when it needs none
     size_t section;
+    size_t leans_on = kNone;  // the sentence before it, which it refers back to
+    double alone = 0;         // its score when taken without `leans_on` (penalized)
 };
 
 // Maximal marginal relevance under the budget. `section_allowance` (words, or sentences
@@ -33,12 +38,34 @@ std::vector<size_t> select_sentences(const std::vector<Candidate>& candidates, c
                                      const std::vector<int>& words, const ExtractiveOptions& options, int budget_words,
                                      int budget_sentences, const std::vector<double>& section_allowance) {
     std::vector<size_t> chosen;
+    std::vector<bool> in_summary(words.size(), false);
     std::vector<double> max_similarity(candidates.size(), 0.0);
-    std::vector<bool> open(candidates.size(), true), picked(candidates.size(), false);
+    std::vector<bool> open(candidates.size(), true);
+    std::vector<size_t> candidate_of(words.size(), kNone);
+    for (size_t c = 0; c < candidates.size(); ++c) candidate_of[candidates[c].index] = c;
     std::vector<double> section_used(section_allowance.size(), 0.0);
     int total_words = 0;
     const bool in_sentences = budget_sentences > 0;
     auto full = [&] { return in_sentences ? int(chosen.size()) >= budget_sentences : total_words >= budget_words; };
+    // A sentence that leans on the one before it comes with that one unless it is already in.
+    auto brings = [&](const Candidate& cand) { return cand.leans_on != kNone && !in_summary[cand.leans_on]; };
+    auto cost = [&](const Candidate& cand) {
+        const int own = in_sentences ? 1 : words[cand.index];
+        return own + (brings(cand) ? (in_sentences ? 1 : words[cand.leans_on]) : 0);
+    };
+    auto fits = [&](const Candidate& cand) {
+        return in_sentences ? int(chosen.size()) + cost(cand) <= budget_sentences : total_words + cost(cand) <= budget_words;
+    };
+    auto add = [&](size_t index, size_t section) {
+        in_summary[index] = true;
+        chosen.push_back(index);
+        total_words += words[index];
+        if (!section_used.empty()) section_used[section] += in_sentences ? 1.0 : double(words[index]);
+        if (candidate_of[index] != kNone) open[candidate_of[index]] = false;
+        for (size_t c = 0; c < candidates.size(); ++c)
+            if (open[c])
+                max_similarity[c] = std::max(max_similarity[c], double(cosine(vectors[candidates[c].index], vectors[index])));
+    };
     for (int pass = section_allowance.empty() ? 1 : 0; pass < 2 && !full(); ++pass) {
         while (!full()) {
             size_t best = candidates.size();
@@ -47,33 +74,28 @@ std::vector<size_t> select_sentences(const std::vector<Candidate>& candidates, c
                 if (!open[c]) continue;
                 const Candidate& cand = candidates[c];
                 if (pass == 0 && section_used[cand.section] >= section_allowance[cand.section]) continue;
-                if (!in_sentences && total_words + words[cand.index] > budget_words) {
-                    open[c] = false;  // can never fit again: the budget only shrinks
+                if (!fits(cand)) {
+                    // A word budget only shrinks, so it never fits again; in sentences it
+                    // may, once its antecedent is in for another reason.
+                    if (!in_sentences) open[c] = false;
                     continue;
                 }
-                const double value = cand.score - options.redundancy * max_similarity[c];
+                const double value = (brings(cand) ? cand.alone : cand.score) - options.redundancy * max_similarity[c];
                 if (value > best_value) {
                     best_value = value;
                     best = c;
                 }
             }
             if (best == candidates.size()) break;
-            open[best] = false;
-            picked[best] = true;
-            const Candidate& pick = candidates[best];
-            chosen.push_back(pick.index);
-            total_words += words[pick.index];
-            if (!section_used.empty()) section_used[pick.section] += in_sentences ? 1.0 : double(words[pick.index]);
-            for (size_t c = 0; c < candidates.size(); ++c)
-                if (open[c])
-                    max_similarity[c] =
-                        std::max(max_similarity[c], double(cosine(vectors[candidates[c].index], vectors[pick.index])));
+            const Candidate pick = candidates[best];
+            if (brings(pick)) add(pick.leans_on, pick.section);
+            add(pick.index, pick.section);
         }
         // The first pass closed candidates of sections whose share was used up: reopen those
         // that still fit for the second pass.
         if (pass == 0)
             for (size_t c = 0; c < candidates.size(); ++c)
-                open[c] = !picked[c] && (in_sentences || total_words + words[candidates[c].index] <= budget_words);
+                open[c] = !in_summary[candidates[c].index] && (in_sentences || fits(candidates[c]));
     }
     return chosen;
 }
@@ -81,6 +103,29 @@ std::vector<size_t> select_sentences(const std::vector<Candidate>& candidates, c
 bool is_dialogue(const QString& sentence) {
     static const QString quotes = QStringLiteral("\"'\u201C\u2018\u00AB\u300C\u300E");
     return (!sentence.isEmpty() && quotes.contains(sentence.front())) || sentence.endsWith(u'?');
+}
+
+// A sentence that opens by pointing back ("It is very necessary to do so.", "These
+// were...", "However, ...") means little without the one before it.
+bool leans_on_previous(const QString& sentence) {
+    static const QSet<QString> openers = {
+        QStringLiteral("it"),        QStringLiteral("its"),         QStringLiteral("this"),      QStringLiteral("these"),
+        QStringLiteral("that"),      QStringLiteral("those"),       QStringLiteral("they"),      QStringLiteral("them"),
+        QStringLiteral("their"),     QStringLiteral("he"),          QStringLiteral("his"),       QStringLiteral("she"),
+        QStringLiteral("her"),       QStringLiteral("such"),        QStringLiteral("however"),   QStringLiteral("but"),
+        QStringLiteral("and"),       QStringLiteral("or"),          QStringLiteral("nor"),       QStringLiteral("so"),
+        QStringLiteral("yet"),       QStringLiteral("also"),        QStringLiteral("thus"),      QStringLiteral("therefore"),
+        QStringLiteral("hence"),     QStringLiteral("moreover"),    QStringLiteral("furthermore"), QStringLiteral("besides"),
+        QStringLiteral("nevertheless"), QStringLiteral("nonetheless"), QStringLiteral("still"),  QStringLiteral("then"),
+        QStringLiteral("instead"),   QStringLiteral("otherwise"),   QStringLiteral("meanwhile"), QStringLiteral("indeed"),
+        QStringLiteral("likewise"),  QStringLiteral("similarly"),   QStringLiteral("consequently"), QStringLiteral("accordingly"),
+        QStringLiteral("here"),      QStringLiteral("additionally"),
+    };
+    qsizetype b = 0;
+    while (b < sentence.size() && !sentence[b].isLetter()) ++b;
+    qsizetype e = b;
+    while (e < sentence.size() && sentence[e].isLetter()) ++e;
+    return openers.contains(sentence.mid(b, e - b).toLower());
 }
 
 }  // namespace
@@ -92,7 +137,10 @@ int budget_in_words(const SummaryBudget& budget, int document_words) {
         case BudgetUnit::Ratio: return std::max(1, int(std::lround(budget.value * document_words)));
         case BudgetUnit::Automatic: break;
     }
-    return std::clamp(int(std::lround(4.0 * std::sqrt(double(document_words)))), 40, 400);
+    // One rule for news, encyclopedia articles and books, tuned on the cnn and wiki_lead
+    // validation splits (tools/eval/README.md): their references stay about the same length
+    // however long the article, so the budget grows slowly with it.
+    return std::clamp(int(std::lround(3.0 * std::sqrt(double(document_words)))), 40, 400);
 }
 
 QString describe_budget(const SummaryBudget& budget) {
@@ -152,7 +200,12 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
 
     // Scores of the sentences that may be chosen (headings never; fragments and run-ons
     // only when nothing else is left).
-    auto candidates_with = [&](int min_words, int max_words) {
+    auto distinct_terms = [&](size_t i) {
+        std::vector<int> t = terms.terms[i];
+        std::sort(t.begin(), t.end());
+        return int(std::unique(t.begin(), t.end()) - t.begin());
+    };
+    auto candidates_with = [&](int min_words, int max_words, int min_terms) {
         std::vector<Candidate> out;
         int position = 0;
         size_t section = 0;
@@ -163,17 +216,29 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
             }
             if (heading[i]) continue;
             const int pos = position++;
-            if (terms.words[i] < min_words || terms.words[i] > max_words) continue;
+            if (terms.words[i] < min_words || terms.words[i] > max_words || distinct_terms(i) < min_terms) continue;
             const double prior = std::exp(-double(pos) / std::max(1e-6, options.position_decay));
             double score =
                 (1.0 - options.position_weight) * centrality[i] / max_centrality + options.position_weight * prior;
             if (is_dialogue(sentence_texts[i])) score *= options.dialogue_factor;
-            out.push_back({i, score, section_of[i]});
+            Candidate c{i, score, section_of[i]};
+            c.alone = score;
+            if (leans_on_previous(sentence_texts[i])) {
+                c.alone = score * options.dependent_factor;
+                // The antecedent is the sentence before, unless a heading or another section
+                // stands between: then there is nothing to bring and the penalty stays.
+                if (i > 0 && !heading[i - 1] && section_of[i - 1] == section_of[i])
+                    c.leans_on = i - 1;
+                else
+                    c.score = c.alone;
+            }
+            out.push_back(c);
         }
         return out;
     };
-    std::vector<Candidate> candidates = candidates_with(options.min_sentence_words, options.max_sentence_words);
-    if (candidates.empty()) candidates = candidates_with(1, std::numeric_limits<int>::max());
+    std::vector<Candidate> candidates =
+        candidates_with(options.min_sentence_words, options.max_sentence_words, options.min_content_terms);
+    if (candidates.empty()) candidates = candidates_with(1, std::numeric_limits<int>::max(), 0);
     if (candidates.empty())  // only headings: a document of titles
         for (size_t i = 0; i < n; ++i) candidates.push_back({i, centrality[i] / max_centrality, section_of[i]});
 

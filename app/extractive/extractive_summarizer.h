@@ -13,6 +13,12 @@
 //     `redundancy` x (its largest similarity to a sentence already chosen) is highest, within
 //     the length budget. In a long document with sections, each section first gets a share
 //     of the budget in proportion to its length, so a book's summary spans the book.
+//  5. Sentences that cannot stand alone: headings, title pages and tables of contents
+//     (document_sections.h) are never chosen; nor are sentences with fewer than
+//     `min_content_terms` content words ("It is very necessary to do so."). One that opens
+//     by pointing back ("It", "These", "However", ...) is chosen only together with the
+//     sentence before it, and then at `dependent_factor` of its score, unless that sentence
+//     is already in the summary.
 #include <QString>
 
 #include <functional>
@@ -21,7 +27,7 @@
 namespace precis::extractive {
 
 enum class BudgetUnit {
-    Automatic,  // about 4 x sqrt(document words), between 40 and 400 words
+    Automatic,  // about 3 x sqrt(document words), between 40 and 400 words
     Sentences,  // exactly this many sentences (fewer if the document has fewer)
     Words,      // at most this many words
     Ratio,      // at most this share (0..1] of the document's words
@@ -34,16 +40,21 @@ struct SummaryBudget {
 
 struct ExtractiveOptions {
     SummaryBudget budget;
-    // Tuned on the validation splits of ../shared/corpus (cnn, wiki_lead); see
-    // tools/eval/README.md for the search and its results.
-    double position_weight = 0.4;
+    // Tuned on the validation splits of ../shared/corpus (cnn, wiki_lead), with the automatic
+    // length; see tools/eval/README.md for the search and its results.
+    double position_weight = 0.3;
     double position_decay = 8.0;   // sentences
     double redundancy = 0.5;
     // Score multiplier for dialogue and questions (a sentence opening with a quotation mark,
     // or ending with '?'): a novel's summary should tell its story, not quote its talk.
     double dialogue_factor = 0.6;
+    // Score multiplier for a sentence that opens by pointing back ("It", "This", "However",
+    // ...) while the sentence before it is not in the summary: it then brings that sentence
+    // along, and counts at this share of its score.
+    double dependent_factor = 0.6;
     int min_sentence_words = 5;    // shorter sentences (captions, fragments) are never chosen...
-    int max_sentence_words = 70;   // ...nor run-ons, unless nothing else is left
+    int max_sentence_words = 70;   // ...nor run-ons, unless nothing else is left...
+    int min_content_terms = 3;     // ...nor sentences with fewer distinct content words ("It is very necessary to do so.")
     size_t spread_min_sentences = 150;  // documents at least this long spread over their sections
     std::function<bool()> should_abort;  // polled between stages; true ends the run with precis::Cancelled
 };
