@@ -49,6 +49,19 @@ bool starts_list_item(QStringView line) {
     return line[i + 1].isSpace();
 }
 
+// A row of a table or a table of contents ("I.       How the Black Sheep came forth",
+// "Frost Dynevor     b. 1826       b. 1827"): a gap of three spaces or more inside the line.
+// Prose puts at most two between sentences.
+bool is_column_row(QStringView line) {
+    line = line.trimmed();
+    int spaces = 0;
+    for (QChar c : line) {
+        spaces = c == u' ' ? spaces + 1 : 0;
+        if (spaces >= 3) return true;
+    }
+    return false;
+}
+
 struct Line {
     qsizetype begin, end;  // [begin, end) without the '\n'
 };
@@ -227,7 +240,8 @@ QString prepare_line_breaks(const QString& text) {
             const QStringView this_line = QStringView(text).mid(line.begin, line.end - line.begin);
             const QStringView next_line = QStringView(text).mid(lines[i + 1].begin, lines[i + 1].end - lines[i + 1].begin);
             const bool ends_early = double(this_line.trimmed().size()) < kShortLineShare * double(widest);
-            if (ends_early || starts_list_item(next_line)) continue;  // a hard break
+            if (ends_early || starts_list_item(next_line) || is_column_row(this_line) || is_column_row(next_line))
+                continue;  // a hard break
             const qsizetype nl = line.end;  // the '\n'
             const bool hyphenated = nl >= 2 && text[nl - 1] == u'-' && text[nl - 2].isLetter() && nl + 1 < text.size() &&
                                     text[nl + 1].isLower();

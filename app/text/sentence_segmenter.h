@@ -8,8 +8,9 @@
 // Gutenberg book wraps lines inside a paragraph, a news feed puts one paragraph per line,
 // and lists and headings end lines early. Before ICU sees the text, each single line
 // break is classified:
-//  * a soft wrap (the line runs to the paragraph's usual width and the next line does
-//    not start a list item) becomes a space;
+//  * a soft wrap (the line runs to the paragraph's usual width, the next line does not
+//    start a list item, and neither is a table row with a gap of three spaces) becomes a
+//    space;
 //  * a word hyphenated across lines ("exam-\nple") becomes one word: both characters turn
 //    into U+00AD SOFT HYPHEN, which word and sentence breaking ignore;
 //  * anything else stays a hard break, where a sentence always ends.

@@ -57,6 +57,17 @@ TEST(SentenceSegmenter, HeadingsInCapitalsGluedOntoTextAreCutOff) {
                            "BABY TORTOISE", "You know what it is to be born alone."}));
 }
 
+TEST(SentenceSegmenter, RowsOfATableOfContentsAreNotJoinedAsWrappedLines) {
+    const QString text =
+        "   I.       How the Black Sheep came forth from the Fold\n"
+        "   II.      How Alleyne Edricson came out into the World\n"
+        "   III.     How Hordle John cozened the Fuller of Lymington\n";
+    const SegmentedText s = segment_sentences(text);
+    ASSERT_FALSE(s.sentences.empty());
+    EXPECT_EQ(s.paragraphs, 3);
+    for (const TextSentence& t : s.sentences) EXPECT_FALSE(sentence_text(s, t).contains("Fold II")) << sentence_text(s, t).toStdString();
+}
+
 TEST(SentenceSegmenter, CapitalsInsideOrdinarySentencesStay) {
     EXPECT_EQ(sentences_of("The NEW YORK TIMES reported it first. The NASA and FBI teams met."),
               (QStringList{"The NEW YORK TIMES reported it first.", "The NASA and FBI teams met."}));
