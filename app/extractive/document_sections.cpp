@@ -33,22 +33,32 @@ bool looks_like_title_list(QStringView text, int words) {
 }  // namespace
 
 bool looks_like_heading(QStringView text, int words) {
+    if (words == 0) return false;
+    // An editor's note, footnote or illustration caption: "[Footnote 3: ...]", "[Illustration]".
+    if (text.front() == u'[' && text.back() == u']') return true;
     if (looks_like_title_list(text, words)) return true;
-    if (words == 0 || words > 12) return false;
+    if (words <= 40) {
+        // A paragraph in capitals: a title page's imprint ("R. H. MOORE, 162, FLEET-STREET; AND ...").
+        int letters = 0, upper = 0;
+        for (QChar c : text)
+            if (c.isLetter()) {
+                ++letters;
+                upper += c.isUpper();
+            }
+        if (letters >= 3 && upper == letters) return true;
+    }
+    static const QRegularExpression numbered(QStringLiteral(R"(^([0-9]+(\.[0-9]+)*|[IVXLC]+)\.?(\s|$))"));
+    const bool closed = closing_punctuation().contains(text.back());
+    // A longer numbered line without a full stop is still a contents entry ("IV. How the
+    // Bailiff of Southampton Slew the Two Masterless Men").
+    if (words <= 30 && !closed && numbered.match(text).hasMatch()) return true;
+    if (words > 12) return false;
     // Chapter words and bare numbers mark headings even with a closing full stop.
     static const QRegularExpression chapter(
         QStringLiteral(R"(^(chapter|book|part|section|act|scene|stave|canto|appendix|prologue|epilogue)\b)"),
         QRegularExpression::CaseInsensitiveOption);
-    static const QRegularExpression numbered(QStringLiteral(R"(^([0-9]+(\.[0-9]+)*|[IVXLC]+)\.?(\s|$))"));
     if (chapter.match(text).hasMatch() || numbered.match(text).hasMatch()) return true;
-    int letters = 0, upper = 0;
-    for (QChar c : text)
-        if (c.isLetter()) {
-            ++letters;
-            upper += c.isUpper();
-        }
-    if (letters >= 3 && upper == letters) return true;
-    return !closing_punctuation().contains(text.back());
+    return !closed;
 }
 
 std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const std::vector<int>& words) {

@@ -19,7 +19,8 @@ struct Section {
 // A paragraph (a line of its own) that reads as a title: short, and without a sentence's
 // closing punctuation ("Early life"), or in capitals ("THE END OF THE VOYAGE."), or opened
 // by a chapter word or a number ("CHAPTER IV.", "3.2 Results", "XIII. THE GLADE, 244"); or a
-// table of contents run into one line: no closing punctuation and mostly capitalized words.
+// table of contents run into one line: no closing punctuation and mostly capitalized words;
+// or an editor's note in brackets ("[Footnote 3: ...]"), or up to 40 words in capitals.
 bool looks_like_heading(QStringView paragraph, int words);
 
 // heading[i] for every sentence: the sentences of paragraphs that look like headings.

@@ -178,6 +178,25 @@ TEST(ExtractiveSummarizer, TitlePagesAndTablesOfContentsAreStructureNotSentences
     }
 }
 
+TEST(ExtractiveSummarizer, FootnotesImprintsAndContentsRowsAreStructure) {
+    const QString text = QStringLiteral(
+        "THE WHITE COMPANY\n\n"
+        "R. H. MOORE, 162, FLEET-STREET; AND BANCKS AND CO., EXCHANGE-STREET, MANCHESTER, PRINTERS TO THE TRADE.\n\n"
+        "   I.       How the Black Sheep came forth from the Fold of the abbey\n"
+        "   II.      How Alleyne Edricson came out into the World of the abbey\n\n"
+        "[Footnote 3: The abbey paid old duties upon all rum, spirits, molasses and sugar of the abbey.]\n\n"
+        "The abbey bell rang as the black sheep of the abbey came forth from the fold at dawn.\n\n"
+        "Alleyne left the abbey and came out into the world beyond the abbey walls.\n\n"
+        "The monks of the abbey watched the young men leave the abbey fold.\n");
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 3};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    ASSERT_EQ(s.sentences.size(), 3u);
+    for (const ExtractedSentence& e : s.sentences)
+        EXPECT_TRUE(e.text.startsWith("The abbey bell") || e.text.startsWith("Alleyne left") || e.text.startsWith("The monks"))
+            << e.text.toStdString();
+}
+
 TEST(ExtractiveSummarizer, ANewsDatelineIsNotPartOfTheSummary) {
     ExtractiveOptions o;
     o.budget = {BudgetUnit::Sentences, 1};
