@@ -61,9 +61,37 @@ bool looks_like_heading(QStringView text, int words) {
     return !closed;
 }
 
+namespace {
+
+// How many sentences an editor's note may run to before an unclosed '[' is taken for a
+// stray bracket rather than a note.
+constexpr size_t kMaxNoteSentences = 30;
+
+// Sentences inside an editor's note that spans paragraphs: "[Footnote 18: The lines ... are
+// these:" then verse, up to the closing ']'.
+void mark_editorial_notes(const text::SegmentedText& segmented, std::vector<bool>& heading) {
+    const auto& sentences = segmented.sentences;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+        if (segmented.prepared[sentences[i].begin] != u'[') continue;
+        size_t last = i;
+        auto closes = [&](size_t k) {
+            return QStringView(segmented.prepared).mid(sentences[k].begin, sentences[k].end - sentences[k].begin).contains(u']');
+        };
+        while (!closes(last) && last + 1 < sentences.size() && last - i < kMaxNoteSentences) ++last;
+        if (!closes(last)) continue;
+        for (size_t k = i; k <= last; ++k) heading[k] = true;
+        i = last;
+    }
+}
+
+}  // namespace
+
 std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const std::vector<int>& words) {
     const auto& sentences = segmented.sentences;
     std::vector<bool> heading(sentences.size(), false);
+    mark_editorial_notes(segmented, heading);
+    for (size_t i = 0; i < sentences.size(); ++i)
+        if (sentences[i].table_row) heading[i] = true;
     for (size_t first = 0; first < sentences.size();) {
         size_t last = first;  // the paragraph's sentences: [first, last]
         int paragraph_words = words[first];

@@ -23,7 +23,9 @@ struct Section {
 // or an editor's note in brackets ("[Footnote 3: ...]"), or up to 40 words in capitals.
 bool looks_like_heading(QStringView paragraph, int words);
 
-// heading[i] for every sentence: the sentences of paragraphs that look like headings.
+// heading[i] for every sentence: the sentences of paragraphs that look like headings, and
+// of editor's notes that open with '[' and close with ']' a few paragraphs later, and those
+// in rows of tables and contents pages.
 // `words[i]` is sentence i's word count.
 std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const std::vector<int>& words);
 

@@ -280,6 +280,15 @@ SegmentedText segment_sentences(const QString& text) {
         for (; scanned < pos; ++scanned)
             if (p[scanned] == u'\n' && (scanned == 0 || p[scanned - 1] != u'\n')) ++paragraph;
     };
+    // The rows of tables and contents pages, in order, to mark the sentences that start in one.
+    std::vector<Line> rows;
+    for (const Line& line : split_lines(text))
+        if (is_column_row(QStringView(text).mid(line.begin, line.end - line.begin))) rows.push_back(line);
+    size_t row = 0;  // sentences come in order: the first row that does not end before this one
+    auto starts_in_row = [&](qsizetype begin) {
+        while (row < rows.size() && rows[row].end <= begin) ++row;
+        return row < rows.size() && rows[row].begin <= begin;
+    };
     int glued_paragraphs = 0;  // heading runs cut off so far: each piece is a paragraph of its own
     auto add_sentence = [&](qsizetype b, qsizetype e) {
         std::vector<qsizetype> cuts;
@@ -296,6 +305,7 @@ SegmentedText segment_sentences(const QString& text) {
                 s.begin = int(from);
                 s.end = int(to);
                 s.paragraph = paragraph + glued_paragraphs;
+                s.table_row = starts_in_row(from);
                 result.sentences.push_back(s);
             }
             if (cut != e) ++glued_paragraphs;

@@ -30,6 +30,7 @@ namespace precis::text {
 struct TextSentence {
     int begin = 0, end = 0;   // [begin, end) in the document, surrounding whitespace trimmed
     int paragraph = 0;        // 0-based paragraph (text between hard line breaks, or a piece cut off as above)
+    bool table_row = false;   // starts in a row of a table or of a contents page (a line with a 3-space gap)
 };
 
 struct SegmentedText {

@@ -65,7 +65,14 @@ TEST(SentenceSegmenter, RowsOfATableOfContentsAreNotJoinedAsWrappedLines) {
     const SegmentedText s = segment_sentences(text);
     ASSERT_FALSE(s.sentences.empty());
     EXPECT_EQ(s.paragraphs, 3);
-    for (const TextSentence& t : s.sentences) EXPECT_FALSE(sentence_text(s, t).contains("Fold II")) << sentence_text(s, t).toStdString();
+    for (const TextSentence& t : s.sentences) {
+        EXPECT_FALSE(sentence_text(s, t).contains("Fold II")) << sentence_text(s, t).toStdString();
+        EXPECT_TRUE(t.table_row) << sentence_text(s, t).toStdString();
+    }
+    // Prose with two spaces between its sentences is not a table.
+    const SegmentedText prose = segment_sentences("The abbey bell rang.  The monks came out.\n");
+    ASSERT_EQ(prose.sentences.size(), 2u);
+    for (const TextSentence& t : prose.sentences) EXPECT_FALSE(t.table_row);
 }
 
 TEST(SentenceSegmenter, CapitalsInsideOrdinarySentencesStay) {
