@@ -105,8 +105,21 @@ bool is_dialogue(const QString& sentence) {
     return (!sentence.isEmpty() && quotes.contains(sentence.front())) || sentence.endsWith(u'?');
 }
 
+// A sentence is prose when at least half its words are words of letters: not a row of a
+// table ("b. 1824 d. 1832 d. 1832") nor a list of figures.
+bool is_prose(const QString& sentence) {
+    int tokens = 0, wordlike = 0;
+    for (const QString& token : sentence.split(u' ', Qt::SkipEmptyParts)) {
+        ++tokens;
+        int letters = 0;
+        for (QChar c : token) letters += c.isLetter();
+        wordlike += letters >= 2;
+    }
+    return 2 * wordlike >= tokens;
+}
+
 // A sentence that opens by pointing back ("It is very necessary to do so.", "These
-// were...", "However, ...") means little without the one before it.
+// were...", "However, ...") or goes on from the one before means little without it.
 bool leans_on_previous(const QString& sentence) {
     static const QSet<QString> openers = {
         QStringLiteral("it"),        QStringLiteral("its"),         QStringLiteral("this"),      QStringLiteral("these"),
@@ -123,6 +136,8 @@ bool leans_on_previous(const QString& sentence) {
     };
     qsizetype b = 0;
     while (b < sentence.size() && !sentence[b].isLetter()) ++b;
+    // Opening in lower case, it goes on from the one before: '"Why?" cried the Socman, ...'.
+    if (b < sentence.size() && sentence[b].isLower()) return true;
     qsizetype e = b;
     while (e < sentence.size() && sentence[e].isLetter()) ++e;
     return openers.contains(sentence.mid(b, e - b).toLower());
@@ -217,6 +232,7 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
             if (heading[i]) continue;
             const int pos = position++;
             if (terms.words[i] < min_words || terms.words[i] > max_words || distinct_terms(i) < min_terms) continue;
+            if (min_terms > 0 && !is_prose(sentence_texts[i])) continue;
             const double prior = std::exp(-double(pos) / std::max(1e-6, options.position_decay));
             double score =
                 (1.0 - options.position_weight) * centrality[i] / max_centrality + options.position_weight * prior;

@@ -185,6 +185,9 @@ TEST(ExtractiveSummarizer, FootnotesImprintsAndContentsRowsAreStructure) {
         "   I.       How the Black Sheep came forth from the Fold of the abbey\n"
         "   II.      How Alleyne Edricson came out into the World of the abbey\n\n"
         "[Footnote 3: The abbey paid old duties upon all rum, spirits, molasses and sugar of the abbey.]\n\n"
+        "[Footnote 18: The lines the abbey had forgotten are these:\n\n"
+        "The abbey fold, the abbey bell, the black sheep of the abbey came forth from the abbey fold.]\n\n"
+        "Frost Dynevor     b. 1824       d. 1832      d. 1832     d. 1832    b. 1826.\n\n"
         "The abbey bell rang as the black sheep of the abbey came forth from the fold at dawn.\n\n"
         "Alleyne left the abbey and came out into the world beyond the abbey walls.\n\n"
         "The monks of the abbey watched the young men leave the abbey fold.\n");
@@ -230,6 +233,12 @@ TEST(ExtractiveSummarizer, ASentenceThatPointsBackBringsTheOneItLeansOn) {
     EXPECT_EQ(summarize_extractive(text, o).text,
               "Records were kept.\nThese river flood records show that the river flood reached the village bridge in "
               "every flood year.");
+    // Nor does a sentence that goes on from a quoted question.
+    EXPECT_EQ(summarize_extractive(QStringLiteral("\"Where did the river flood?\" cried the old miller of the river mill "
+                                                  "by the village bridge.\nBees hum.\n"),
+                                   o)
+                  .text,
+              "\"Where did the river flood?\"\ncried the old miller of the river mill by the village bridge.");
     // Whatever the length, a chosen "These" sentence never comes without its antecedent.
     const QString story = QStringLiteral(
         "Our village has a small museum beside the church.\n"
