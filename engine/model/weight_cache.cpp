@@ -1,7 +1,13 @@
 #include "engine/model/weight_cache.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <utility>
 
 #include "engine/io/safetensors.h"
@@ -137,6 +143,51 @@ void remove_stale(const fs::path& dir, const std::string& keep, const std::strin
     for (const fs::path& p : stale) fs::remove(p, ec);
 }
 
+// The right to write one cache file. N array tasks loading one model from a shared file
+// system all find no cache at first; the one that creates "<file>.writing" (O_EXCL, which
+// NFS v3+ and Lustre honour) writes it, the others use their own quantized weights this
+// once and read the cache next time. The file lands by atomic rename (write_safetensors),
+// so a reader never sees half of it. A lock older than kStaleLock was left by a killed
+// writer and is taken over.
+class CacheWriteLock {
+public:
+    explicit CacheWriteLock(const fs::path& file) : lock_(file.string() + ".writing") {
+        for (int attempt = 0; attempt < 2 && !held_; ++attempt) {
+            const int fd = ::open(lock_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            if (fd >= 0) {
+                ::close(fd);
+                held_ = true;
+                break;
+            }
+            error_ = errno;
+            busy_ = error_ == EEXIST;
+            if (!busy_) break;  // a folder that cannot be written: the caller tries the next
+            std::error_code ec;
+            const auto written = fs::last_write_time(lock_, ec);
+            if (ec || fs::file_time_type::clock::now() - written < kStaleLock) break;
+            fs::remove(lock_, ec);
+        }
+    }
+    ~CacheWriteLock() {
+        std::error_code ec;
+        if (held_) fs::remove(lock_, ec);
+    }
+    CacheWriteLock(const CacheWriteLock&) = delete;
+    CacheWriteLock& operator=(const CacheWriteLock&) = delete;
+    bool held() const { return held_; }
+    bool busy() const { return busy_ && !held_; }  // another process holds it
+    int error() const { return error_; }
+    const fs::path& path() const { return lock_; }
+
+    static constexpr std::chrono::minutes kStaleLock{30};
+
+private:
+    fs::path lock_;
+    bool held_ = false;
+    bool busy_ = false;
+    int error_ = 0;
+};
+
 }  // namespace
 
 std::vector<fs::path> WeightCacheLocation::candidates() const {
@@ -193,6 +244,17 @@ fs::path write_weight_cache(const WeightCacheLocation& where, const BartWeights&
             continue;
         }
         const fs::path file = dir / where.file_name;
+        const CacheWriteLock lock(file);
+        if (lock.busy()) {
+            note = "another process is writing the weight cache " + file.string() + " (" + lock.path().string() +
+                   "); this run keeps its own copy and the next load reads that file";
+            return {};
+        }
+        if (!lock.held()) {
+            why = "cannot create " + lock.path().string() + ": " + std::strerror(lock.error());
+            continue;
+        }
+        if (fs::exists(file, ec)) return file;  // written by another process since this one looked
         try {
             write_safetensors(file, tensors, metadata);
             remove_stale(dir, where.file_name, where.variant);

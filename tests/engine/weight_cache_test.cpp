@@ -215,3 +215,32 @@ TEST(WeightCacheFiles, EachLsgConversionHasItsOwnCache) {
 
 }  // namespace
 }  // namespace precis::test
+
+namespace precis::test {
+namespace {
+
+// N array tasks loading one model from a shared folder: the one holding
+// "<cache>.writing" writes the cache; a task that finds it held keeps its own weights
+// instead of writing the same file at the same time; a lock left by a killed writer
+// (older than 30 minutes) is taken over.
+TEST(WeightCacheFiles, ACacheBeingWrittenByAnotherProcessIsNotWrittenAgain) {
+    const fs::path dir = copy_model("bart-tiny", "weight-cache-lock");
+    const WeightCacheLocation where = weight_cache_location(dir, ComputeType::Int8, "", {});
+    fs::create_directories(dir / ".precis-cache");
+    const fs::path lock = dir / ".precis-cache" / (where.file_name + ".writing");
+    std::ofstream(lock) << "";
+    const auto waiting = Model::load(dir, cached(ComputeType::Int8));
+    EXPECT_TRUE(cache_files(dir).empty());
+    EXPECT_NE(joined(waiting->load_notes()).find("another process is writing the weight cache"), std::string::npos)
+        << joined(waiting->load_notes());
+    EXPECT_TRUE(fs::exists(lock)) << "another process's lock is left alone";
+
+    fs::last_write_time(lock, fs::file_time_type::clock::now() - std::chrono::minutes(31));
+    const auto took_over = Model::load(dir, cached(ComputeType::Int8));
+    EXPECT_EQ(cache_files(dir).size(), 1u);
+    EXPECT_FALSE(fs::exists(lock));
+    EXPECT_NE(joined(took_over->load_notes()).find("weights cached in"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace precis::test
