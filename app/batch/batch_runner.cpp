@@ -1,6 +1,7 @@
 #include "app/batch/batch_runner.h"
 
 #include <QJsonDocument>
+#include <QJsonObject>
 
 #include <filesystem>
 
@@ -51,6 +52,23 @@ QStringList list_documents(const QString& root, bool recursive) {
     return files;
 }
 
+namespace {
+
+// SQLite on a shared file system must never have two writers, so each shard has its own
+// file: a library that already holds another shard of this folder was given twice.
+void refuse_other_shards(const Library& library, const QString& root, const ShardSpec& shard) {
+    for (const BatchJobInfo& job : library.batch_jobs()) {
+        if (job.root != root) continue;
+        const QString other = QJsonDocument::fromJson(job.settings.toUtf8()).object().value("shard").toString();
+        if (!other.isEmpty() && other != shard.text())
+            throw Error("library " + display_utf8(library.path()) + " already holds shard " + other.toStdString() +
+                        " of " + display_utf8(root) + "; give shard " + shard.text().toStdString() +
+                        " its own --library file");
+    }
+}
+
+}  // namespace
+
 BatchReport run_batch(Library& library, const Summarizer* summarizer, const BatchOptions& opts,
                       const BatchCallbacks& cb) {
     if (!opts.extractive && !summarizer) throw Error("a neural batch run needs a model");
@@ -58,7 +76,8 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
     if (!std::filesystem::is_directory(native_path(opts.root), ec))
         throw Error("batch folder " + display_utf8(opts.root) + " does not exist or is not a folder");
     const QString root = absolute_clean_path(opts.root);
-    const QStringList files = list_documents(root, opts.recursive);
+    const QStringList files = opts.shard ? files_in_shard(list_documents(root, opts.recursive), root, *opts.shard)
+                                         : list_documents(root, opts.recursive);
 
     // How a summary is made: part of the job's identity, and what makes a summary already in
     // the library count as this job's (existing_results.h).
@@ -83,6 +102,10 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
     if (!opts.extractive) settings["model"] = summarizer->model().path().string();
     settings["recursive"] = opts.recursive;
     settings["classify"] = opts.classifier != nullptr;
+    if (opts.shard) {
+        settings["shard"] = opts.shard->text().toStdString();
+        refuse_other_shards(library, root, *opts.shard);
+    }
     BatchJobStart start = library.start_or_resume_job(root, files, QString::fromStdString(settings.dump()), opts.retry_failed);
 
     BatchReport report;

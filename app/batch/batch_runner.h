@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "app/batch/shard.h"
 #include "app/extractive/extractive_summarizer.h"
 #include "engine/pipeline/classifier_pipeline.h"
 #include "engine/pipeline/summarizer.h"
@@ -20,6 +21,9 @@ struct BatchOptions {
     QString root;
     bool recursive = false;
     bool retry_failed = false;
+    // Only this share of the folder's files (shard.h); the job is then that shard's, and
+    // its library must hold no other shard of the same folder (one writer per file).
+    std::optional<ShardSpec> shard;
     bool extractive = false;  // the document's own sentences (no model); else the summarizer's model
     extractive::ExtractiveOptions extractive_options;
     SummarizeOptions summarize;

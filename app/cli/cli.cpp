@@ -28,6 +28,7 @@ Without a command, precis opens the desktop application.
            [--template "This text is about {}."] [--store] [--library DB]
   batch DIR [--library DB] [--recursive] [--retry-failed] [--classifier DIR [--labels ...]]
         [--method auto|neural|extractive] [--sentences N] [summarize options]
+        [--shard I/N|--shard-from-env [--shard-count N]] [--failed-files-ok]
   library list [--label L] [--failed]|show ID|search TEXT|export ID --format md|json|delete ID
           [--library DB]
   convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]

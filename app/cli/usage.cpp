@@ -76,6 +76,15 @@ job and lists each failed file with its reason.
   --recursive               include subfolders
   --retry-failed            try again the files an earlier run of this job failed on
   --library DB              the library to fill (default: the one in your data folder)
+  --shard I/N               only share I (0..N-1) of the folder's files, chosen by a hash of
+                            each file's path in DIR: the same on every run and machine;
+                            needs its own --library (merge the shards with library merge)
+  --shard-from-env          the share from the job array: SLURM_ARRAY_TASK_ID and
+                            SLURM_ARRAY_TASK_COUNT, or a Kubernetes Indexed Job's
+                            JOB_COMPLETION_INDEX with --shard-count N (or PRECIS_SHARD_COUNT)
+  --shard-count N           the number of shards, for --shard-from-env
+  --failed-files-ok         exit 0 when the run finished though some files failed (they
+                            are recorded with their reasons), as a job array task should
   --classifier DIR          also classify each file with this model
   --labels "a,b,c"  --multi-label  --threshold X
                             zero-shot labels for --classifier, as for precis classify
