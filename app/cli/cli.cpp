@@ -31,6 +31,7 @@ Without a command, precis opens the desktop application.
         [--shard I/N|--shard-from-env [--shard-count N]] [--failed-files-ok]
   library list [--label L] [--failed]|show ID|search TEXT|export ID --format md|json|delete ID
           [--library DB]
+  library merge OUT IN...
   convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]
           [--sparsity-factor N] [--sparsity-type T] [--num-global-tokens N]
   tokenize --model DIR [--json] [--decode] TEXT

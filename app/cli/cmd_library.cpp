@@ -1,4 +1,5 @@
-// precis library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB]
+// precis library list|show ID|search TEXT|export ID --format md|json|delete ID [--library DB],
+// and precis library merge OUT IN... (app/library/library_merge.h).
 // Each subcommand is parsed with its own options, so one it does not use (list --json)
 // is refused instead of ignored.
 #include <QJsonArray>
@@ -11,6 +12,7 @@
 #include "app/cli/commands.h"
 #include "app/library/current_labels.h"
 #include "app/library/library.h"
+#include "app/library/library_merge.h"
 #include "app/file_names.h"
 #include "app/paths.h"
 #include "engine/core/error.h"
@@ -54,6 +56,21 @@ int list_failed_batch_files(const Library& lib) {
     return 0;
 }
 
+// OUT IN...: every input is checked first, so a refused one leaves OUT as it was.
+int merge_command(const Arguments& args) {
+    const auto& pos = args.positional();
+    if (pos.size() < 3) throw UsageError("precis library merge needs OUT and at least one IN library");
+    QStringList inputs;
+    for (size_t i = 2; i < pos.size(); ++i) inputs << path_from_native(pos[i]);
+    const MergeCounts c = merge_libraries(path_from_native(pos[1]), inputs);
+    std::cerr << "precis: merged " << inputs.size() << " librar" << (inputs.size() == 1 ? "y" : "ies") << " into "
+              << pos[1] << ": " << c.documents_added << " documents added (" << c.documents_known
+              << " already there), " << c.summaries_added << " summaries added (" << c.summaries_known
+              << " already there), " << c.classifications_added << " labels, " << c.models_added << " models, "
+              << c.jobs_added << " batch jobs, " << c.items_added_or_updated << " batch items added or updated\n";
+    return 0;
+}
+
 }  // namespace
 
 int cmd_library(const Args& raw) {
@@ -64,10 +81,13 @@ int cmd_library(const Args& raw) {
         options.insert("--label");
     }
     if (sub == "export") options.insert("--format");
-    const bool known = sub == "list" || sub == "show" || sub == "search" || sub == "export" || sub == "delete";
+    if (sub == "merge") options.erase("--library");  // OUT is named, not --library
+    const bool known =
+        sub == "list" || sub == "show" || sub == "search" || sub == "export" || sub == "delete" || sub == "merge";
     Arguments args(known ? "library " + sub : "library", raw, flags, options);
+    if (sub == "merge") return merge_command(args);
     const auto& pos = args.positional();
-    if (pos.empty()) throw Error("precis library needs list, show ID, search TEXT, export ID or delete ID");
+    if (pos.empty()) throw Error("precis library needs list, show ID, search TEXT, export ID, delete ID or merge OUT IN...");
     const QString db = QString::fromStdString(args.value_or("--library", default_library_path().string()));
     Library lib(db);
     if (sub == "list") {
@@ -156,7 +176,7 @@ int cmd_library(const Args& raw) {
         std::cerr << "precis: deleted document " << pos[1] << " and its summaries\n";
         return 0;
     }
-    throw Error("precis library needs list, show ID, search TEXT, export ID or delete ID");
+    throw Error("precis library needs list, show ID, search TEXT, export ID, delete ID or merge OUT IN...");
 }
 
 }  // namespace precis::cli

@@ -89,7 +89,7 @@ job and lists each failed file with its reason.
   --labels "a,b,c"  --multi-label  --threshold X
                             zero-shot labels for --classifier, as for precis classify
 )") + kModelRunOptions},
-        {"library", R"(usage: precis library list|show|search|export|delete ... [--library DB]
+        {"library", R"(usage: precis library list|show|search|export|delete|merge ... [--library DB]
 
 Reads and edits the library of documents and summaries.
 
@@ -99,6 +99,7 @@ Reads and edits the library of documents and summaries.
   search TEXT                     documents whose text or summary matches, with snippets
   export ID [--format md|json]    a document's summaries
   delete ID                       a document and its summaries
+  merge OUT IN...                 other libraries (e.g. batch shards) into OUT
 
 precis library SUBCOMMAND --help tells more.
 )"},
@@ -109,6 +110,15 @@ Lists the documents: id, title, how many summaries, labels and the latest summar
   --label L                 only documents classified with label L
   --failed                  instead, the files batch jobs could not summarize: job id,
                             file and reason; retry them with precis batch DIR --retry-failed)") + kLibraryOption},
+        {"library merge", R"(usage: precis library merge OUT IN...
+
+Merges the libraries IN (e.g. the shards of precis batch --shard) into OUT, creating it
+when missing: documents (one per content), summaries (one per document and settings; other
+settings are kept as separate summaries), labels, models and batch jobs. Every IN is
+checked before OUT is touched: a damaged, truncated, newer or foreign file is refused and
+OUT stays as it was. Each IN is merged in one transaction, and merging one again changes
+nothing.
+)"},
         {"library show", std::string(R"(usage: precis library show ID [--library DB]
 
 Shows document ID: its file, pages, labels, and every summary with its settings and the

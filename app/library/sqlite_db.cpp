@@ -72,15 +72,18 @@ void Db::fail(int code, const char* doing) const {
     throw LibraryError(kind, path_, msg, code);
 }
 
-Db::Db(const QString& path) : path_(path) {
+Db::Db(const QString& path, Mode mode) : path_(path) {
     // The path's own bytes (app/file_names.h): Qt's encoding would open another file when
     // the name is not UTF-8.
     const QByteArray native = path_to_native(path);
-    if (!path.isEmpty() && path != QLatin1String(":memory:")) {
+    if (mode == Mode::ReadWriteCreate && !path.isEmpty() && path != QLatin1String(":memory:")) {
         std::error_code ec;  // a folder that cannot be made shows up as SQLITE_CANTOPEN below
         std::filesystem::create_directories(std::filesystem::absolute(native.toStdString(), ec).parent_path(), ec);
     }
-    const int rc = sqlite3_open_v2(native.constData(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    const int flags = mode == Mode::ReadOnly              ? SQLITE_OPEN_READONLY
+                      : mode == Mode::ReadWriteAttachUris ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI
+                                                          : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    const int rc = sqlite3_open_v2(native.constData(), &db_, flags, nullptr);
     if (rc != SQLITE_OK) {
         if (db_) {
             sqlite3_close_v2(db_);

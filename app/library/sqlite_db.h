@@ -51,7 +51,15 @@ private:
 
 class Db {
 public:
-    explicit Db(const QString& path);  // opens or creates, sets busy timeout; throws LibraryError
+    enum class Mode {
+        ReadWriteCreate,
+        // Read only, and "file:" URIs understood in ATTACH, so a merge can attach its
+        // inputs read only (app/library/library_merge.cpp).
+        ReadOnly,
+        ReadWriteAttachUris,
+    };
+    // Opens (or, ReadWriteCreate, creates), sets the busy timeout; throws LibraryError.
+    explicit Db(const QString& path, Mode mode = Mode::ReadWriteCreate);
     ~Db();
     Db(const Db&) = delete;
     Db& operator=(const Db&) = delete;
