@@ -17,6 +17,9 @@ PACKAGES=(
   # The fuzz smoke of packaging/run-tests.sh (tools/fuzz.sh): clang, its OpenMP, and
   # libclang-rt-14-dev, which holds the libFuzzer runtime that -fsanitize=fuzzer links.
   clang libclang-rt-14-dev libomp-14-dev
+  # The cluster tests start a real one-node Slurm (tests/support/slurm_cluster.h): its
+  # controller, node daemon, client commands (sbatch, squeue, ...) and munge.
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()

@@ -32,6 +32,9 @@ Without a command, precis opens the desktop application.
   library list [--label L] [--failed]|show ID|search TEXT|export ID --format md|json|delete ID
           [--library DB]
   library merge OUT IN...
+  cluster submit DIR --library OUT.db --tasks N [--partition P] [--time T] [--mem M]
+          [--cpus-per-task C] [--gres gpu:1] [--merge-after ok|any] [batch options]
+  cluster status JOB | resubmit JOB --task I | merge JOB
   convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]
           [--sparsity-factor N] [--sparsity-type T] [--num-global-tokens N]
   tokenize --model DIR [--json] [--decode] TEXT
@@ -52,7 +55,7 @@ Without a command, any arguments are documents the desktop application opens.
 
 bool is_command(const std::string& w) {
     static const char* names[] = {"summarize", "classify", "tokenize", "forward", "inspect", "bench", "convert",
-                                  "batch", "library", "eval", "model", "help", "--help", "-h", "--version", "version"};
+                                  "batch", "library", "cluster", "eval", "model", "help", "--help", "-h", "--version", "version"};
     for (const char* n : names)
         if (w == n) return true;
     return false;
@@ -106,6 +109,7 @@ int run_cli(int argc, char** argv) {
         if (cmd == "convert") return cmd_convert(args);
         if (cmd == "batch") return cmd_batch(args);
         if (cmd == "library") return cmd_library(args);
+        if (cmd == "cluster") return cmd_cluster(args);
         if (cmd == "eval") return cmd_eval(args);
         if (cmd == "model") return cmd_model(args);
         std::cerr << "precis: unknown command '" << cmd << "'\n" << kUsage;

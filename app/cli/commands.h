@@ -20,6 +20,7 @@ int cmd_bench(const Args& args);
 int cmd_convert(const Args& args);
 int cmd_batch(const Args& args);
 int cmd_library(const Args& args);
+int cmd_cluster(const Args& args);
 int cmd_eval(const Args& args);
 int cmd_model(const Args& args);
 

@@ -119,6 +119,52 @@ checked before OUT is touched: a damaged, truncated, newer or foreign file is re
 OUT stays as it was. Each IN is merged in one transaction, and merging one again changes
 nothing.
 )"},
+        {"cluster", R"(usage: precis cluster submit|status|resubmit|merge ...
+
+Runs a batch folder on a Slurm cluster as a job array: one shard of the folder per task,
+each into its own library, then one job that merges them into the library you open.
+
+  submit DIR --library OUT.db --tasks N [options]    write the scripts and submit them
+  status JOB                                          tasks, their states and progress
+  resubmit JOB --task I                               run a task again (its shard resumes)
+  merge JOB                                           merge whatever shards finished, here
+
+precis cluster SUBCOMMAND --help tells more.
+)"},
+        {"cluster submit", std::string(R"(usage: precis cluster submit DIR --library OUT.db --tasks N [OPTIONS]
+
+Writes a Slurm batch script for a job array of N tasks (each runs precis batch DIR --shard
+I/N into OUT-cluster/shards/shard-I.db) and one that merges the shards into OUT.db, keeps
+both in OUT-cluster/ beside OUT.db, submits them with sbatch, and prints the job ids.
+
+  --library OUT.db          the merged library (the shards and scripts go beside it)
+  --tasks N                 array tasks, one shard each
+  --partition P  --time T  --mem M  --cpus-per-task C  --gres gpu:1
+                            what each task asks Slurm for (default: the cluster's)
+  --merge-after ok|any      merge when every task succeeded (ok, the default), or when
+                            all have ended, merging whatever finished (any)
+  --recursive  --method auto|neural|extractive  --sentences N  --classifier DIR ...
+                            passed on to each task's precis batch; the method is settled
+                            here, and a model is read in place from its folder
+)") + kModelRunOptions},
+        {"cluster status", R"(usage: precis cluster status JOB
+
+Shows each task of the job (from squeue, and sacct or scontrol for ended ones): pending,
+running, completed, or failed with its reason and exit code, with the progress its shard
+library records, and the merge job's state. JOB is the id submit printed, the job's
+folder or its OUT.db.
+)"},
+        {"cluster resubmit", R"(usage: precis cluster resubmit JOB --task I [--merge-after ok|any]
+
+Submits task I (or I,J or I-J) of the job again, alone, with a new merge job after it; its
+shard library resumes, so nothing is done twice. A merge job still waiting for the failed
+array is cancelled.
+)"},
+        {"cluster merge", R"(usage: precis cluster merge JOB
+
+Merges into the job's library, here and now, every shard that can be merged, and says
+which cannot (not started, or damaged); run it again later, merging is idempotent.
+)"},
         {"library show", std::string(R"(usage: precis library show ID [--library DB]
 
 Shows document ID: its file, pages, labels, and every summary with its settings and the
