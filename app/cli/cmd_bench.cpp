@@ -1,10 +1,12 @@
 // precis bench: the neural benchmark of bench_core.cpp with the Qt application's settings
 // (backend_from_flags, model loading with its weight cache, progress lines), and the
-// extractive benchmark (bench_extractive.cpp), which needs Qt and stays here.
+// extractive benchmark (bench_extractive.cpp), which needs Qt and stays here, and the
+// library merge benchmark (bench_merge.cpp).
 #include <nlohmann/json.hpp>
 
 #include "app/cli/bench_core.h"
 #include "app/cli/bench_extractive.h"
+#include "app/cli/bench_merge.h"
 #include "app/cli/commands.h"
 #include "app/cli/method_flags.h"
 #include "app/cli/progress.h"
@@ -18,7 +20,9 @@ int cmd_bench(const Args& raw) {
     options.merge(bench_option_names());
     options.merge(method_option_names());
     options.insert("--child-share");  // bench_extractive's child processes
+    options.insert({"--merge-summaries", "--shards", "--document-bytes"});  // bench_merge.cpp
     Arguments args("bench", raw, bench_flag_names(), options);
+    if (args.value("--merge-summaries")) return bench_merge(args);
     if (args.value("--method") == "extractive") return bench_extractive(args);
 
     BenchFrontEnd front;

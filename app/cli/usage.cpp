@@ -235,6 +235,8 @@ Times the encoder, greedy generation and peak memory per input length and comput
   --new-tokens N            tokens generated per timing
   --include-infeasible      also run full attention beyond 8192 tokens
   --method extractive       time the extractive summarizer instead
+  --merge-summaries N       time precis library merge of N summaries instead (and its
+                            memory): --shards K libraries (4), --document-bytes B (2000)
   --json                    one JSON array
   (and the attention options of precis summarize)
 )"},
