@@ -41,11 +41,11 @@ std::string number_after(const std::string& text, const std::string& label) {
     return {};
 }
 
-bool wait_until(const std::function<bool()>& done, int seconds) {
+bool wait_until(const std::function<bool()>& done, int seconds, int poll_ms = 200) {
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     while (std::chrono::steady_clock::now() < end) {
         if (done()) return true;
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        std::this_thread::sleep_for(std::chrono::milliseconds(poll_ms));
     }
     return done();
 }
@@ -153,7 +153,7 @@ TEST_F(SlurmClusterTest, ATaskCancelledMidRunAndResubmittedAloneLosesAndDoublesN
     ASSERT_EQ(code, 0) << submitted;
     const std::string array = number_after(submitted, "array job"), merge = number_after(submitted, "merge job");
     const fs::path shard1 = dir / "merged-cluster" / "shards" / "shard-1.db";
-    ASSERT_TRUE(wait_until([&] { return done_items(shard1) >= 2; }, 90));
+    ASSERT_TRUE(wait_until([&] { return done_items(shard1) >= 2; }, 90, 20));
     ASSERT_EQ(job_state(array + "_1"), "RUNNING") << "task 1 finished before it could be cancelled";
     SlurmCluster::run("scancel " + array + "_1");
     ASSERT_TRUE(wait_until([&] { return job_state(array + "_1") == "CANCELLED" && job_state(array + "_0") == "COMPLETED"; },
