@@ -134,6 +134,12 @@ TEST_F(SlurmClusterTest, FortyDocumentsInFourTasksMergeWithEveryGoodDocumentOnce
     EXPECT_TRUE(failed[0].path.endsWith("damaged.pdf"));
     EXPECT_FALSE(failed[0].error.trimmed().isEmpty());
 
+    // Merging again here (precis cluster merge: whatever shards exist) adds nothing.
+    const std::string again = precis({"cluster", "merge", array}, &code);
+    EXPECT_EQ(code, 0) << again;
+    EXPECT_NE(again.find("merged 4 of 4 shards"), std::string::npos) << again;
+    EXPECT_NE(again.find("0 documents and 0 summaries added"), std::string::npos) << again;
+
     // The script Slurm ran is the one kept beside the library.
     const fs::path script = dir / "merged-cluster" / "batch.sbatch";
     std::ifstream in(script);
