@@ -47,8 +47,9 @@ std::string batch_script(const ClusterJob& job, const SlurmResources& resources,
     s += "# Each task fills its own library (shards/shard-<task>.db; SQLite on a shared file system\n"
          "# must have one writer per file) and resumes it when requeued or run again. A file that\n"
          "# cannot be summarized is recorded there with its reason and does not fail the task.\n"
-         "# Run again (all tasks, or one):  sbatch --array=0-" + last + " " + job.batch_script().string() +
-         "\n#                                 sbatch --array=3 " + job.batch_script().string() + "\n";
+         "# Run all tasks again:  sbatch --array=0-" + last + " " + job.batch_script().string() +
+         "\n# Run task I again:     precis cluster resubmit <array job id> --task I\n"
+         "#                      (or sbatch --array=I this file, then sbatch merge.sbatch)\n";
     s += "#SBATCH --job-name=precis-batch\n";
     s += "#SBATCH --array=0-" + last + "\n";
     s += "#SBATCH --output=";
