@@ -190,13 +190,12 @@ int status(const Args& raw) {
         std::cout << "merge job " << merge << ": " << st.state << (st.reason.empty() ? "" : " (" + st.reason + ")")
                   << (ended_badly(st.state) ? ", see " + job.merge_log().string() : "") << "\n";
     }
-    if (counts.size() > 0)
-        for (const auto& [state, n] : counts)
-            if (ended_badly(state)) {
-                std::cout << "to run a failed task again: precis cluster resubmit " << job.submissions.front().array_job
-                          << " --task I (its log: " << (job.folder / "logs").string() << "/task-I.log)\n";
-                break;
-            }
+    for (const auto& [state, n] : counts)
+        if (ended_badly(state)) {
+            std::cout << "to run a failed task again: precis cluster resubmit " << job.submissions.front().array_job
+                      << " --task I (its log: " << (job.folder / "logs").string() << "/task-I.log)\n";
+            break;
+        }
     return 0;
 }
 

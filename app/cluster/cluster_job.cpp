@@ -1,7 +1,6 @@
 #include "app/cluster/cluster_job.h"
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
