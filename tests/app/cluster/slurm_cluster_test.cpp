@@ -1,12 +1,15 @@
 // precis cluster on a real one-node Slurm cluster that this test starts and stops
 // (tests/support/slurm_cluster.h): a 40-document folder (text, PDFs, one damaged PDF) in 4
 // array tasks merges into one library with every good document summarized once and the
-// damaged one failed with its reason; an array task cancelled mid-run and resubmitted
-// alone loses and doubles nothing. Skips, in one line, where Slurm is not installed.
+// damaged one failed with its reason; an array task cancelled mid-run (scancel), or whose
+// precis is SIGKILLed while it writes its shard, resubmitted alone loses and doubles
+// nothing. Skips, in one line, where Slurm is not installed.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -149,8 +152,25 @@ TEST_F(SlurmClusterTest, FortyDocumentsInFourTasksMergeWithEveryGoodDocumentOnce
     EXPECT_NE(SlurmCluster::run("scontrol -o show job " + array).find("Command=" + script.string()), std::string::npos);
 }
 
-TEST_F(SlurmClusterTest, ATaskCancelledMidRunAndResubmittedAloneLosesAndDoublesNothing) {
-    const fs::path dir = scratch_dir("slurm-cancel"), docs = dir / "docs", out = dir / "merged.db";
+// The precis process that writes `shard` (an array task's, started by this test's cluster).
+pid_t process_writing(const fs::path& shard) {
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        std::ifstream in(e.path() / "cmdline");
+        std::string cmdline((std::istreambuf_iterator<char>(in)), {});
+        std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+        if (cmdline.find(" batch ") != std::string::npos && cmdline.find(shard.string()) != std::string::npos)
+            return pid_t(std::stol(e.path().filename().string()));
+    }
+    return 0;
+}
+
+// Task 1 of 2 is stopped mid-run, by scancel (`kill` false) or by SIGKILL sent to its
+// precis process as a node's out-of-memory killer would (`kill` true), then resubmitted
+// alone: the merge after it has every document once, and the merge that waited for the
+// failed array never runs. `ended` is the state Slurm gives the stopped task, `exit` a
+// part of the exit code precis cluster status reports for it ("code:signal").
+void stop_task_then_resubmit(bool kill, const std::string& ended, const std::string& exit) {
+    const fs::path dir = scratch_dir("slurm-stop"), docs = dir / "docs", out = dir / "merged.db";
     const BatchFolder made = make_batch_folder(docs, 60, 0, false, 1200);  // slow enough to cancel mid-run
     int code = -1;
     const std::string submitted = precis({"cluster", "submit", docs.string(), "--library", out.string(), "--tasks", "2",
@@ -161,11 +181,18 @@ TEST_F(SlurmClusterTest, ATaskCancelledMidRunAndResubmittedAloneLosesAndDoublesN
     const fs::path shard1 = dir / "merged-cluster" / "shards" / "shard-1.db";
     ASSERT_TRUE(wait_until([&] { return done_items(shard1) >= 2; }, 90, 20));
     ASSERT_EQ(job_state(array + "_1"), "RUNNING") << "task 1 finished before it could be cancelled";
-    SlurmCluster::run("scancel " + array + "_1");
-    ASSERT_TRUE(wait_until([&] { return job_state(array + "_1") == "CANCELLED" && job_state(array + "_0") == "COMPLETED"; },
-                           90));
+    if (kill) {
+        const pid_t pid = process_writing(shard1);
+        ASSERT_GT(pid, 0) << "no precis process writes " << shard1;
+        ::kill(pid, SIGKILL);
+    } else {
+        SlurmCluster::run("scancel " + array + "_1");
+    }
+    ASSERT_TRUE(wait_until([&] { return job_state(array + "_1") == ended && job_state(array + "_0") == "COMPLETED"; }, 90))
+        << job_state(array + "_1");
     const std::string status = precis({"cluster", "status", array});
-    EXPECT_NE(status.find("task 1 (job " + array + "_1): CANCELLED"), std::string::npos) << status;
+    EXPECT_NE(status.find("task 1 (job " + array + "_1): " + ended), std::string::npos) << status;
+    EXPECT_NE(status.find("exit " + exit), std::string::npos) << status;
     EXPECT_NE(job_state(merge), "COMPLETED");  // afterok: it never merges an incomplete set
 
     const std::string again = precis({"cluster", "resubmit", array, "--task", "1"}, &code);
@@ -190,6 +217,14 @@ TEST_F(SlurmClusterTest, ATaskCancelledMidRunAndResubmittedAloneLosesAndDoublesN
     }
     EXPECT_EQ(done, made.good());
     EXPECT_EQ(pending, 0);
+}
+
+TEST_F(SlurmClusterTest, ATaskCancelledMidRunAndResubmittedAloneLosesAndDoublesNothing) {
+    stop_task_then_resubmit(false, "CANCELLED", "");
+}
+
+TEST_F(SlurmClusterTest, ATaskKilledWhileWritingItsShardResumesWhenResubmitted) {
+    stop_task_then_resubmit(true, "FAILED", "0:9");
 }
 
 }  // namespace
