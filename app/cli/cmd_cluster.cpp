@@ -86,6 +86,17 @@ std::string merge_dependency(const std::string& when, const std::string& array_j
     return "--dependency=after" + when + ":" + array_job;
 }
 
+// Submits the merge job after the array `s` holds, and records both: in the job's folder,
+// among the jobs status can find by id, and on standard output.
+void record_submission(ClusterJob& job, Submission s, const std::string& merge_after) {
+    s.merge_job = sbatch({merge_dependency(merge_after, s.array_job), job.merge_script().string()});
+    job.submissions.push_back(s);
+    job.save();
+    remember_job(s.array_job, job.folder);
+    remember_job(s.merge_job, job.folder);
+    print_submitted(job, s);
+}
+
 int submit(const Args& raw) {
     auto options = batch_options();
     options.insert(kSubmitOptions.begin(), kSubmitOptions.end());
@@ -125,12 +136,7 @@ int submit(const Args& raw) {
     Submission s;
     s.array_job = sbatch({job.batch_script().string()});
     for (int t = 0; t < job.tasks; ++t) s.tasks.push_back(t);
-    s.merge_job = sbatch({merge_dependency(args.value_or("--merge-after", "ok"), s.array_job), job.merge_script().string()});
-    job.submissions.push_back(s);
-    job.save();
-    remember_job(s.array_job, job.folder);
-    remember_job(s.merge_job, job.folder);
-    print_submitted(job, s);
+    record_submission(job, s, args.value_or("--merge-after", "ok"));
     return 0;
 }
 
@@ -225,12 +231,7 @@ int resubmit(const Args& raw) {
     // The script's own --array is overridden; it keeps the shard count, so the task
     // resumes its own shard library.
     s.array_job = sbatch({"--array=" + *tasks_text, job.batch_script().string()});
-    s.merge_job = sbatch({merge_dependency(args.value_or("--merge-after", "ok"), s.array_job), job.merge_script().string()});
-    job.submissions.push_back(s);
-    job.save();
-    remember_job(s.array_job, job.folder);
-    remember_job(s.merge_job, job.folder);
-    print_submitted(job, s);
+    record_submission(job, s, args.value_or("--merge-after", "ok"));
     return 0;
 }
 
