@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -38,6 +40,16 @@ void linear_block(const float* x, int64_t rows, int64_t in, const float* w, cons
     }
 }
 
+// PRECIS_FP32_FEW_ROWS=sgemm keeps OpenBLAS's sgemm for a beam step's few rows (for
+// measuring against it; the streamed product is the default).
+bool few_rows_streamed() {
+    static const bool streamed = [] {
+        const char* e = std::getenv("PRECIS_FP32_FEW_ROWS");
+        return !(e && std::string(e) == "sgemm");
+    }();
+    return streamed;
+}
+
 // fp16 weights widened for a many-row product: one buffer per calling thread (engine
 // workers may share a backend).
 std::vector<float>& widened_weights() {
@@ -59,6 +71,10 @@ public:
                 float* y) override {
         check(rows >= 0 && in > 0 && out > 0, "linear: bad sizes");
         if (rows == 0) return;
+        // A few rows (a beam search step): each weight row streamed once into every row
+        // (lowp_linear.h); one row stays with sgemv, which does the same.
+        if (rows >= 2 && rows <= kLowpGemvMaxRows && few_rows_streamed())
+            return lowp_gemv(x, rows, in, WeightRef{WeightFormat::F32, w, nullptr}, b, out, y);
         const int threads = (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
         // Decoder steps (few rows): dozens of short products back to back, split by output
         // features on the worker team (worker_team.h).

@@ -25,7 +25,13 @@ template <> inline __m256 load8<WeightFormat::I8>(const void* row, int64_t i) {
 template <> inline __m256 load8<WeightFormat::F16>(const void* row, int64_t i) {
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + i)));
 }
+template <> inline __m256 load8<WeightFormat::F32>(const void* row, int64_t i) {
+    return _mm256_loadu_ps(static_cast<const float*>(row) + i);
+}
 template <WeightFormat F> inline float load1(const void* row, int64_t i);
+template <> inline float load1<WeightFormat::F32>(const void* row, int64_t i) {
+    return static_cast<const float*>(row)[i];
+}
 template <> inline float load1<WeightFormat::I8>(const void* row, int64_t i) {
     return float(static_cast<const int8_t*>(row)[i]);
 }
@@ -33,7 +39,7 @@ template <> inline float load1<WeightFormat::F16>(const void* row, int64_t i) {
     return half_to_float(static_cast<const uint16_t*>(row)[i]);
 }
 
-template <WeightFormat F> constexpr size_t kElemBytes = F == WeightFormat::I8 ? 1 : 2;
+template <WeightFormat F> constexpr size_t kElemBytes = F == WeightFormat::I8 ? 1 : F == WeightFormat::F16 ? 2 : 4;
 
 // R activation rows (1..4) against weight rows [c0, c1). Each weight row is read once
 // and widened once; two accumulators per activation row hide the FMA latency.
@@ -138,7 +144,7 @@ void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& 
             gemv_block<WeightFormat::I8>(x, rows, in, w, b, out, c0, c1, y);
             break;
         case WeightFormat::F16: gemv_block<WeightFormat::F16>(x, rows, in, w, b, out, c0, c1, y); break;
-        case WeightFormat::F32: throw Error("lowp_gemv: float32 weights go through sgemv");
+        case WeightFormat::F32: gemv_block<WeightFormat::F32>(x, rows, in, w, b, out, c0, c1, y); break;
     }
 }
 

@@ -1,4 +1,5 @@
-// The int8 and fp16-weight linear kernels against float32, parameterized over compute
+// The int8 and fp16-weight linear kernels against float32 (and the float32 few-rows stream
+// against a double reference), parameterized over compute
 // type and shape the way CTranslate2's layer tests run over dtype. Two comparisons:
 //  - against sgemm on the same weights widened to float32: this isolates the kernel.
 //    fp16 differs only in summation order (~1e-7). The int8 GEMV also rounds each
@@ -120,6 +121,33 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values<int64_t>(1, 2, 3, 4, 5, 16, 17, 200),
                        ::testing::Values<int64_t>(37, 100, 768, 4100), ::testing::Values<int64_t>(48, 1000)),
     shape_label);
+
+// A beam step's few rows with float32 weights stream each weight row once (lowp_linear.h)
+// instead of going through sgemm: the same product up to summation order, against a double
+// reference, over every row count the stream takes (and 1 and 17 beside it, which it does
+// not), inputs whose length leaves 8- and 1-element tails, with and without bias.
+TEST(Float32FewRows, StreamedProductMatchesADoubleReferenceOverRowCountsAndTails) {
+    set_cpu_threads(2);
+    for (const int64_t in : {7, 37, 100, 768, 3075})
+        for (const int64_t rows : {1, 2, 3, 4, 5, 8, 15, 16, 17}) {
+            SCOPED_TRACE(::testing::Message() << "rows " << rows << " in " << in);
+            const int64_t out = 250;
+            const std::vector<float> w = gaussian(size_t(out * in), 11, 0.05f), x = gaussian(size_t(rows * in), 12),
+                                     b = gaussian(size_t(out), 13);
+            auto be = make_cpu_backend();
+            for (const bool with_bias : {true, false}) {
+                std::vector<float> y(size_t(rows * out), NAN), ref(y.size());
+                be->linear(x.data(), rows, in, w.data(), with_bias ? b.data() : nullptr, out, y.data());
+                for (int64_t r = 0; r < rows; ++r)
+                    for (int64_t o = 0; o < out; ++o) {
+                        double s = with_bias ? b[size_t(o)] : 0.0;
+                        for (int64_t i = 0; i < in; ++i) s += double(x[size_t(r * in + i)]) * w[size_t(o * in + i)];
+                        ref[size_t(r * out + o)] = float(s);
+                    }
+                EXPECT_LT(normalized_error(y, ref), 1e-6) << (with_bias ? "with bias" : "without bias");
+            }
+        }
+}
 
 TEST(Int8Quantization, ScalesAreTheRowMaximumOver127AndValuesRoundTripWithinHalfAStep) {
     const int64_t out = 5, in = 33;
