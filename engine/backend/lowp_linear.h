@@ -34,9 +34,10 @@ void widen_weight(const WeightRef& w, int64_t out, int64_t in, float* dst);
 
 // y[rows, c0:c1] = x[rows, in] * W[c0:c1]^T + b[c0:c1] (b may be null), single-threaded,
 // y with row stride `out`. W is I8 or F16, widened to float (for int8, lowp_gemv uses
-// int8_gemv.h instead unless a row holds a NaN or an infinity), or F32: a beam search's
-// few rows with float32 weights stream each weight row once too, where sgemm would pack
-// the whole weight matrix for four rows (its beam-4 step cost three greedy steps).
+// int8_gemv.h instead unless a row holds a NaN or an infinity), or F32: a decoding step's
+// rows with float32 weights stream each weight row once too, where sgemm would pack the
+// whole weight matrix for four rows (its beam-4 step cost three greedy steps) and OpenBLAS's
+// sgemv ran a greedy step 1.3x slower.
 void lowp_gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                      int64_t c0, int64_t c1, float* y);
 

@@ -122,10 +122,10 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values<int64_t>(37, 100, 768, 4100), ::testing::Values<int64_t>(48, 1000)),
     shape_label);
 
-// A beam step's few rows with float32 weights stream each weight row once (lowp_linear.h)
-// instead of going through sgemm: the same product up to summation order, against a double
-// reference, over every row count the stream takes (and 1 and 17 beside it, which it does
-// not), inputs whose length leaves 8- and 1-element tails, with and without bias.
+// A decoding step's few rows with float32 weights stream each weight row once
+// (lowp_linear.h) instead of going through OpenBLAS: the same product up to summation order,
+// against a double reference, over row counts the stream takes (1-16; 17 goes to sgemm),
+// inputs whose length leaves 8- and 1-element tails, with and without bias.
 TEST(Float32FewRows, StreamedProductMatchesADoubleReferenceOverRowCountsAndTails) {
     set_cpu_threads(2);
     for (const int64_t in : {7, 37, 100, 768, 3075})
