@@ -165,9 +165,6 @@ TEST(ModelCatalogFromSettings, TheDownloadButtonOpensTheCatalogWithTheBundledMod
 }  // namespace precis::test
 
 int main(int argc, char** argv) {
-    for (const char* v : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "http_proxy",
-                          "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
-        qunsetenv(v);
     qputenv("HF_HOME", QByteArray::fromStdString(precis::test::scratch_dir("catalog-dialog-hf").string()));
     return precis::test::run_ui_tests(argc, argv);
 }

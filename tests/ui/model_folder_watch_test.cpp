@@ -37,10 +37,7 @@ class ModelFolderWatch : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!fs::exists(fixtures_dir() / "models/bart-tiny-realvocab/model.safetensors")) GTEST_SKIP() << "fixture model not found";
-        std::error_code ec;
-        fs::remove_all(user_models_dir(), ec);
-        models::set_default_model({});
-        QSettings().clear();  // no folder chosen for the window: it follows the default
+        start_as_new_user();  // no folder chosen for the window: it follows the default
     }
 
     std::unique_ptr<ui::MainWindow> open_window() {

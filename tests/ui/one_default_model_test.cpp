@@ -42,11 +42,7 @@ class OneDefaultModel : public ::testing::Test {
 protected:
     void SetUp() override {
         if (!fs::exists(fixtures_dir() / "models/bart-tiny-realvocab/model.safetensors")) GTEST_SKIP() << "fixture model not found";
-        // A fresh store and no default: each test starts as a new user.
-        std::error_code ec;
-        fs::remove_all(user_models_dir(), ec);
-        models::set_default_model({});
-        QSettings().clear();
+        start_as_new_user();  // each test starts with a fresh store and no default
         for (const char* repo : {"acme/first-tiny", "acme/second-tiny", "acme/third-tiny"}) hub_.add_repo(repo, fixture_hub_files());
         options_.models_root = user_models_dir();  // the user's own folder: defaults apply
         options_.endpoint = hub_.endpoint();
@@ -164,8 +160,5 @@ TEST_F(OneDefaultModel, TheWindowUsesAndNamesTheDefault) {
 }  // namespace precis::test
 
 int main(int argc, char** argv) {
-    for (const char* v : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "http_proxy",
-                          "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
-        qunsetenv(v);
     return precis::test::run_ui_tests(argc, argv);
 }

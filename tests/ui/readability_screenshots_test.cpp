@@ -44,10 +44,7 @@ protected:
         if (out_.isEmpty()) GTEST_SKIP() << "set PRECIS_SHOTS_DIR to take screenshots";
         if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
         QDir().mkpath(out_);
-        std::error_code ec;
-        fs::remove_all(user_models_dir(), ec);
-        models::set_default_model({});
-        QSettings().clear();
+        start_as_new_user();
         screen_ = QGuiApplication::primaryScreen()->availableGeometry();
     }
 
@@ -191,8 +188,5 @@ TEST_F(ReadabilityShots, LabelFilterSaysWhenNothingMatches) {
 }  // namespace precis::test
 
 int main(int argc, char** argv) {
-    for (const char* v : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "http_proxy",
-                          "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
-        qunsetenv(v);
     return precis::test::run_ui_tests(argc, argv);
 }

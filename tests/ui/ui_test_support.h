@@ -19,6 +19,7 @@
 #include <memory>
 #include <string>
 
+#include "app/models/model_store.h"
 #include "app/paths.h"
 #include "app/worker/engine_settings.h"
 #include "app/worker/engine_worker.h"
@@ -122,8 +123,20 @@ inline std::string river_paragraphs() {
            "Floods spread fine silt over the plain and build fertile soil that farmers have valued for thousands of years.\n";
 }
 
+// A first run: no installed model, no default, no saved window settings.
+inline void start_as_new_user() {
+    std::error_code ec;
+    std::filesystem::remove_all(user_models_dir(), ec);
+    models::set_default_model({});
+    QSettings().clear();
+}
+
 inline int run_ui_tests(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Tests never reach the internet: no hub token, endpoint or proxy of the user's applies.
+    for (const char* v : {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_ENDPOINT", "HF_HUB_OFFLINE", "http_proxy",
+                          "https_proxy", "all_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
+        qunsetenv(v);
     // Settings, library and models of the test live in a scratch folder.
     const std::filesystem::path home = scratch_dir("precis-ui-test-home");
     qputenv("XDG_CONFIG_HOME", QByteArray::fromStdString((home / "config").string()));
