@@ -27,27 +27,32 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
     if (a.k16) return attend_half_kv(a, scratch);
     if (a.k8) return attend_int8_kv(a, scratch);
+    // A few queries (the beams of one step, a row's self-attention over its cache): a block
+    // of keys at a time, each key and value row read once for all of them
+    // (attend_compact_kv.cpp). As plain loops, value row by value row through memory, these
+    // took a seventh of an fp32 beam step at 512 tokens.
+    const bool gemv = nq == 1 && nk >= 256;
+    const bool gemm = nq * nk >= 4096 && nq > 1;
+    if (!gemv && !gemm && hd % 8 == 0) return attend_float_blocks(a, scratch);
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();
-    // One query over many keys (a decoding step's cross-attention): strided GEMVs.
-    const bool gemv = nq == 1 && nk >= 256;
+    // One query over many keys (a greedy step's cross-attention): strided GEMVs.
     if (gemv) {
         cblas_sgemv(CblasRowMajor, CblasNoTrans, int(nk), int(hd), a.scale, a.k, int(a.ldk), a.q, 1, 0.f, s, 1);
-    } else if (nq * nk >= 4096 && nq > 1) {
+    } else if (gemm) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(nq), int(nk), int(hd), a.scale, a.q, int(a.ldq), a.k,
                     int(a.ldk), 0.f, s, int(nk));
     } else {
+        // Head widths that are not a multiple of 8 (tiny test models).
         for (int64_t i = 0; i < nq; ++i) {
             const float* qi = a.q + i * a.ldq;
-            // Vectorized: as a plain loop this took a tenth of a beam step (self-attention
-            // over a 256-token cache).
             for (int64_t j = 0; j < nk; ++j) s[i * nk + j] = dot_product(qi, a.k + j * a.ldk, hd) * a.scale;
         }
     }
     scores_to_weights(a, s);
     if (gemv) {
         cblas_sgemv(CblasRowMajor, CblasTrans, int(nk), int(hd), 1.f, a.v, int(a.ldv), s, 1, 0.f, a.out, 1);
-    } else if (nq * nk >= 4096 && nq > 1) {
+    } else if (gemm) {
         for (int64_t i = 0; i < nq; ++i) std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(nq), int(hd), int(nk), 1.f, s, int(nk), a.v,
                     int(a.ldv), 0.f, a.out, int(a.ldo));

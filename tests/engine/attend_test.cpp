@@ -1,4 +1,5 @@
-// The decoder's attention primitive on every path it takes (naive loops, the GEMV path
+// The decoder's attention primitive on every path it takes (a block of keys at a time for
+// a few queries, plain loops for head widths that are not a multiple of 8, the GEMV path
 // for one query over many keys, the GEMM path), against a direct double computation.
 #include <gtest/gtest.h>
 
@@ -11,8 +12,8 @@
 namespace precis {
 namespace {
 
-void check_against_naive(int64_t nq, int64_t nk, int64_t causal_offset, bool masked) {
-    const int64_t hd = 16, ld = 48;  // strided like one head inside a [rows, D] matrix
+void check_against_naive(int64_t nq, int64_t nk, int64_t causal_offset, bool masked, int64_t hd = 16) {
+    const int64_t ld = 3 * hd;  // strided like one head inside a [rows, D] matrix
     std::mt19937 rng(unsigned(nq * 1000 + nk));
     std::normal_distribution<float> n(0.f, 1.f);
     std::vector<float> q(size_t(nq * ld)), k(size_t(nk * ld)), v(size_t(nk * ld)), mask(size_t(nk), 0.f);
@@ -56,6 +57,10 @@ TEST(Attend, OneQueryOverFewKeysMatchesTheDirectComputation) { check_against_nai
 TEST(Attend, OneQueryOverManyKeysTakesTheGemvPathAndMatches) { check_against_naive(1, 700, -1, true); }
 TEST(Attend, ManyQueriesCausalTakesTheGemmPathAndMatches) { check_against_naive(90, 120, 30, false); }
 TEST(Attend, FewQueriesWithCausalOffsetMatch) { check_against_naive(3, 12, 9, false); }
+// A beam-4 step's cross-attention: several blocks of 64 keys and a partial one, at
+// bart's head width (the values accumulated in eight registers).
+TEST(Attend, BeamQueriesOverManyKeysGoBlockByBlockAndMatch) { check_against_naive(4, 300, -1, true, 64); }
+TEST(Attend, HeadWidthsNotAMultipleOfEightTakeThePlainLoopsAndMatch) { check_against_naive(3, 70, 60, true, 12); }
 
 }  // namespace
 }  // namespace precis
