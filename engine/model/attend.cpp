@@ -27,23 +27,24 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
     if (a.k16) return attend_half_kv(a, scratch);
     if (a.k8) return attend_int8_kv(a, scratch);
-    // A few queries (the beams of one step, a row's self-attention over its cache): a block
-    // of keys at a time, each key and value row read once for all of them
-    // (attend_compact_kv.cpp). As plain loops, value row by value row through memory, these
-    // took a seventh of an fp32 beam step at 512 tokens.
+    // A decoding step's few queries (greedy's one, a beam search's beams, a row's
+    // self-attention over its cache): a block of keys at a time, each key and value row
+    // read once for all of them (attend_compact_kv.cpp). The plain loops this replaced
+    // walked value rows through memory once per query (a seventh of an fp32 beam step at
+    // 512 tokens); OpenBLAS's strided sgemv / sgemm ran an fp32 step's cross-attention over
+    // 16k LSG tokens 15-20 % slower (greedy and beam-4, alternated runs).
+    if (hd % 8 == 0 && nq <= 16) return attend_float_blocks(a, scratch);
     const bool gemv = nq == 1 && nk >= 256;
     const bool gemm = nq * nk >= 4096 && nq > 1;
-    if (!gemv && !gemm && hd % 8 == 0) return attend_float_blocks(a, scratch);
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();
-    // One query over many keys (a greedy step's cross-attention): strided GEMVs.
+    // One query over many keys at a head width the blocks do not take: strided GEMVs.
     if (gemv) {
         cblas_sgemv(CblasRowMajor, CblasNoTrans, int(nk), int(hd), a.scale, a.k, int(a.ldk), a.q, 1, 0.f, s, 1);
     } else if (gemm) {
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(nq), int(nk), int(hd), a.scale, a.q, int(a.ldq), a.k,
                     int(a.ldk), 0.f, s, int(nk));
     } else {
-        // Head widths that are not a multiple of 8 (tiny test models).
         for (int64_t i = 0; i < nq; ++i) {
             const float* qi = a.q + i * a.ldq;
             for (int64_t j = 0; j < nk; ++j) s[i * nk + j] = dot_product(qi, a.k + j * a.ldk, hd) * a.scale;

@@ -42,6 +42,15 @@ void store_int8_row(const float* from, int64_t hd, int8_t* to, float* scale) {
 
 }  // namespace
 
+void store_rows_as_floats(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
+                          float* dst) {
+    const int64_t D = heads * hd;
+#pragma omp parallel for collapse(2) schedule(static) if (rows * D > kParallelElements)
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t s = 0; s < rows; ++s)
+            std::copy(src + s * D + h * hd, src + s * D + (h + 1) * hd, dst + (h * S + row0 + s) * hd);
+}
+
 void store_rows_as_halves(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
                           uint16_t* dst) {
     const int64_t D = heads * hd;
@@ -73,10 +82,10 @@ void CrossMemory::point_at_head(AttendArgs& a, int64_t h) const {
     a.k8 = a.v8 = nullptr;
     a.k8_scales = a.v8_scales = nullptr;
     switch (k.dtype()) {
-        case DType::F32:  // [S, D]
-            a.k = k.data<float>() + h * hd;
-            a.v = v.data<float>() + h * hd;
-            a.ldk = a.ldv = heads * hd;
+        case DType::F32:  // [heads, S, hd]
+            a.k = k.data<float>() + h * S * hd;
+            a.v = v.data<float>() + h * S * hd;
+            a.ldk = a.ldv = hd;
             return;
         case DType::F16:  // [heads, S, hd]
             a.k16 = k.data<uint16_t>() + h * S * hd;
@@ -115,15 +124,8 @@ CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const f
     const int64_t D = heads * hd;
     CrossMemory m;
     m.S = S, m.heads = heads, m.hd = hd;
-    if (compute == ComputeType::Fp32) {
-        m.k = Tensor::empty_huge_pages(DType::F32, {S, D});
-        m.v = Tensor::empty_huge_pages(DType::F32, {S, D});
-        be.linear(memory, S, D, w.k.ref(), w.k.b(), D, m.k.data<float>());
-        be.linear(memory, S, D, w.v.ref(), w.v.b(), D, m.v.data<float>());
-        return m;
-    }
-    const bool int8 = compute == ComputeType::Int8;
-    const DType stored = int8 ? DType::I8 : DType::F16;
+    const bool int8 = compute == ComputeType::Int8, fp32 = compute == ComputeType::Fp32;
+    const DType stored = int8 ? DType::I8 : fp32 ? DType::F32 : DType::F16;
     m.k = Tensor::empty_huge_pages(stored, {heads, S, hd});
     m.v = Tensor::empty_huge_pages(stored, {heads, S, hd});
     if (int8) {
@@ -139,6 +141,8 @@ CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const f
             if (int8)
                 store_rows_as_int8(part.data<float>(), rows, r0, S, heads, hd, out->data<int8_t>(),
                                    scales->data<float>());
+            else if (fp32)
+                store_rows_as_floats(part.data<float>(), rows, r0, S, heads, hd, out->data<float>());
             else
                 store_rows_as_halves(part.data<float>(), rows, r0, S, heads, hd, out->data<uint16_t>());
         }

@@ -4,12 +4,14 @@
 // decoding step of every beam. On long inputs they outweigh the decoder's weights in
 // the bytes a step reads (bart-large, 4k tokens: 400 MB in float32 against 228 MB of
 // int8 weights), so they are kept as compactly as the compute type allows:
-//   fp32          float32 [S, D], as the reference computes them;
+//   fp32          float32 [heads, S, hd], the values the reference computes;
 //   fp16-weights  IEEE half [heads, S, hd] (rounding 2^-11, below the fixtures' tolerance);
 //   int8          int8 [heads, S, hd] with a float scale per head and position (symmetric,
 //                 max|row| / 127): a quarter of the float32 bytes. The rounding (at most
 //                 1/254 of the row's largest) is of the order of the int8 weights' own.
-// One head's keys are a single run of memory in the compact layouts.
+// One head's keys are a single run of memory, which a step streams front to back. (In
+// [S, D], a head's rows lie a model width apart: fp32 greedy and beam-4 steps over 16k
+// LSG tokens took 1.4-1.5x as long, in alternated runs.)
 #include <cstdint>
 
 #include "engine/core/tensor.h"
@@ -33,15 +35,18 @@ struct CrossMemory {
     static size_t bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType compute);
 };
 
-// Projects memory [S, heads * hd] through the layer's k and v. The float32 projection is
-// made in parts of at most 512 rows on its way to a compact layout, so it never exists
-// whole; `part` is that part's buffer, reused between calls.
+// Projects memory [S, heads * hd] through the layer's k and v. The projection is made in
+// parts of at most 512 rows on their way to the head-major layout, so it never exists
+// whole in [S, D]; `part` is that part's buffer, reused between calls.
 CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
                                  int64_t hd, ComputeType compute, Tensor& part);
 
 // Rows [row0, row0 + rows) of a [S, heads * hd] float matrix into the same rows of a
-// [heads, S, hd] layout: rounded to half, or to int8 with scales [heads, S]. A row that is
-// not finite gets a NaN scale, so the attention passes the NaN on as float32 would.
+// [heads, S, hd] layout: as they are, rounded to half, or to int8 with scales [heads, S].
+// A row that is not finite gets a NaN scale, so the attention passes the NaN on as float32
+// would.
+void store_rows_as_floats(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
+                          float* dst);
 void store_rows_as_halves(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
                           uint16_t* dst);
 void store_rows_as_int8(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd, int8_t* dst,

@@ -1,6 +1,7 @@
 // The decoder's attention primitive on every path it takes (a block of keys at a time for
-// a few queries, plain loops for head widths that are not a multiple of 8, the GEMV path
-// for one query over many keys, the GEMM path), against a direct double computation.
+// up to 16 queries; at head widths that are not a multiple of 8, plain loops, the GEMV
+// path for one query over many keys; the GEMM path for many queries), against a direct
+// double computation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -54,7 +55,10 @@ void check_against_naive(int64_t nq, int64_t nk, int64_t causal_offset, bool mas
 }
 
 TEST(Attend, OneQueryOverFewKeysMatchesTheDirectComputation) { check_against_naive(1, 40, -1, true); }
-TEST(Attend, OneQueryOverManyKeysTakesTheGemvPathAndMatches) { check_against_naive(1, 700, -1, true); }
+TEST(Attend, OneQueryOverManyKeysGoesBlockByBlockAndMatches) { check_against_naive(1, 700, -1, true); }
+TEST(Attend, OneQueryOverManyKeysAtAnOddHeadWidthTakesTheGemvPathAndMatches) {
+    check_against_naive(1, 700, -1, true, 12);
+}
 TEST(Attend, ManyQueriesCausalTakesTheGemmPathAndMatches) { check_against_naive(90, 120, 30, false); }
 TEST(Attend, FewQueriesWithCausalOffsetMatch) { check_against_naive(3, 12, 9, false); }
 // A beam-4 step's cross-attention: several blocks of 64 keys and a partial one, at
