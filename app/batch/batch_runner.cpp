@@ -131,7 +131,9 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
             return make_extractive_summary_record(0, doc.page_offsets, extractive::summarize_extractive(doc.text, e), e);
         }
         SummaryResult r = summarizer->summarize(doc.text.toStdString(), summarize, cb.run);
-        return make_summary_record(0, doc.text, doc.page_offsets, summarizer->model(), r, opts.summarize, opts.device);
+        // The backend as it is now: the CPU after a GPU failure earlier in the batch.
+        return make_summary_record(0, doc.text, doc.page_offsets, summarizer->model(), r, opts.summarize,
+                                   QString::fromStdString(summarizer->backend().name()));
     };
     for (const QString& path : start.pending) {
         if (cb.run.should_abort && cb.run.should_abort()) {

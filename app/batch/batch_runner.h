@@ -26,8 +26,7 @@ struct BatchOptions {
     std::optional<ShardSpec> shard;
     bool extractive = false;  // the document's own sentences (no model); else the summarizer's model
     extractive::ExtractiveOptions extractive_options;
-    SummarizeOptions summarize;
-    QString device = "cpu";
+    SummarizeOptions summarize;  // each record names the device its summary ran on (the summarizer's backend)
     // Optional: also classify each document with this classifier.
     std::shared_ptr<const Classifier> classifier;
     ClassifyOptions classify;

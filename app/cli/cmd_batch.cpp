@@ -53,8 +53,7 @@ int cmd_batch(const Args& raw) {
 
     const MethodChoice choice = choose_method(args);
     if (!choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
-    std::string device = "cpu";
-    auto backend = backend_from_flags(args, &device);
+    auto backend = backend_from_flags(args);
     std::unique_ptr<Summarizer> summarizer;
     BatchOptions opts;
     opts.root = path_from_native(args.positional()[0]);  // file names are bytes (app/file_names.h)
@@ -71,7 +70,6 @@ int cmd_batch(const Args& raw) {
         opts.summarize.attention = run.attention;
         opts.summarize.generation = generation_from_flags(*run.model, args);
     }
-    opts.device = QString::fromStdString(device);
     if (auto cls_dir = args.value("--classifier")) {
         auto cls_model = Model::load(*cls_dir);
         auto classifier = std::make_shared<Classifier>(cls_model, backend);

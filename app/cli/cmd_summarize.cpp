@@ -34,8 +34,8 @@ void print_json(const nlohmann::json& o) {
 
 // One file, neural: the model's summary.
 void summarize_neural(const std::string& file, const IngestedDocument& doc, const Summarizer& summarizer,
-                      const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where,
-                      const std::string& device, bool json, size_t files) {
+                      const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where, bool json,
+                      size_t files) {
     SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(file));
     progress_done();
     if (r.truncated)
@@ -54,7 +54,8 @@ void summarize_neural(const std::string& file, const IngestedDocument& doc, cons
     o["seconds"] = r.encode_seconds + r.generate_seconds;
     o["encode_seconds"] = r.encode_seconds;
     o["generate_seconds"] = r.generate_seconds;
-    o["device"] = device;
+    // Where this file ran: the CPU after a GPU failure, even if the run started on the GPU.
+    o["device"] = summarizer.backend().name();
     o["model"] = run.model->name();
     o["test_model"] = where.is_test_model;
     o["parameters"] = describe_options(opts);
@@ -115,11 +116,10 @@ int cmd_summarize(const Args& raw) {
     std::optional<LoadedRun> run;
     std::unique_ptr<Summarizer> summarizer;
     SummarizeOptions opts;
-    std::string device = "cpu";
     if (neural) {
         warn_if_test_model(*choice.model);
         run = load_model_with_flags(*choice.model, args, true);
-        summarizer = std::make_unique<Summarizer>(run->model, backend_from_flags(args, &device));
+        summarizer = std::make_unique<Summarizer>(run->model, backend_from_flags(args));
         opts = summarizer->default_options();
         opts.attention = run->attention;
         opts.generation = generation_from_flags(*run->model, args);
@@ -143,7 +143,7 @@ int cmd_summarize(const Args& raw) {
             IngestedDocument doc = ingest_file(path_from_native(file), ingest_opts);
             for (const QString& note : doc.notes) std::cerr << "precis: " << shown << ": " << note.toStdString() << "\n";
             if (neural) {
-                summarize_neural(shown, doc, *summarizer, opts, *run, *choice.model, device, json, files);
+                summarize_neural(shown, doc, *summarizer, opts, *run, *choice.model, json, files);
             } else {
                 // Said once, and only when there is a document to summarize (not before an
                 // error about the file).

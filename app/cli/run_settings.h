@@ -45,7 +45,7 @@ GenerationConfig generation_from_flags(const Model& model, const Arguments& args
 
 // --device auto|cpu|cuda: the backend to run on. Prints a one-line notice on stderr when
 // the request cannot be met and the CPU is used instead. `device_name` receives "cpu"...
-std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* device_name);
+std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* device_name = nullptr);
 
 // Where the model is and whether it is only the meaningless test model (which a run uses
 // only when named with --model or PRECIS_MODEL: tests do, users never get it by default).

@@ -334,7 +334,6 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
             run = prepare(request.settings);
             summarizer = std::make_unique<Summarizer>(run->model, backend_);
             opts.summarize = run->options;
-            opts.device = device_in_use();
         }
         if (request.classify) opts.classifier = load_classifier(request.settings, &opts.classify);
         BatchCallbacks cb;

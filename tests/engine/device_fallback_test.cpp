@@ -5,32 +5,12 @@
 
 #include "engine/backend/runner_backend.h"
 #include "engine/model/model.h"
+#include "tests/support/failing_runner.h"
 #include "tests/support/fixture_case.h"
 #include "tests/support/fixtures.h"
 
 namespace precis::test {
 namespace {
-
-class FailingRunner final : public ModelRunner {
-public:
-    int calls = 0;
-    std::string device_name() const override { return "cuda:0 Test GPU (fp16)"; }
-    bool supports(const AttentionOptions&) const override { return true; }
-    EncoderOutput encode(const Model&, const std::vector<std::vector<int64_t>>&,
-                         const std::vector<std::vector<int64_t>>&, const AttentionOptions&, const RunCallbacks&,
-                         bool) override {
-        ++calls;
-        throw DeviceFailure("cuda:0 Test GPU (fp16) ran out of memory");
-    }
-    GenerationResult generate(const Model&, const EncoderOutput&, const GenerationConfig&, const RunCallbacks&,
-                              bool) override {
-        ++calls;
-        throw DeviceFailure("cuda:0 Test GPU (fp16) failed");
-    }
-    RunnerStats stats() const override { return {}; }
-    void reset_stats() override {}
-    void set_profiling(bool) override {}
-};
 
 TEST(DeviceFallback, AFailingDeviceFinishesOnTheCpuWithTheSameResultAndOneNotice) {
     set_cpu_threads(2);
