@@ -6,7 +6,6 @@
 #include "app/cli/bench_core.h"
 #include "app/cli/bench_rounds.h"
 
-#include <cblas.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -21,6 +20,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/int8_gemm.h"
+#include "engine/backend/sgemm.h"
 #include "engine/backend/model_runner.h"
 #include "engine/core/error.h"
 #include "engine/generate/generation.h"
@@ -146,10 +146,8 @@ double gemm_seconds(Backend& be, const ModelConfig& c, ComputeType compute, int6
 #pragma omp for collapse(2) schedule(static)
                 for (int64_t b = 0; b < blocks; ++b)
                     for (int h = 0; h < c.encoder_heads; ++h) {
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(B), int(keys), int(hd), 1.f, q.data(),
-                                    int(hd), kv.data(), int(hd), 0.f, sc.data(), int(keys));
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(B), int(hd), int(keys), 1.f,
-                                    sc.data(), int(keys), kv.data(), int(hd), 0.f, o.data(), int(hd));
+                        sgemm(true, B, keys, hd, 1.f, q.data(), hd, kv.data(), hd, 0.f, sc.data(), keys);
+                        sgemm(false, B, hd, keys, 1.f, sc.data(), keys, kv.data(), hd, 0.f, o.data(), hd);
                     }
             }
         }

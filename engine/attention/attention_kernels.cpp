@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "engine/backend/sgemm.h"
 #include "engine/core/simd_exp.h"
 #include "engine/core/simd_reduce.h"
 
@@ -102,8 +103,7 @@ void block_attention(const float* q, int ldq, int nq, const KeySegment* segs, in
     for (int i = 0; i < nsegs; ++i) {
         const KeySegment& sg = segs[i];
         if (sg.count <= 0) continue;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, nq, sg.count, head_dim, scale, q, ldq, sg.k, sg.ld,
-                    0.0f, S + off, ld);
+        sgemm(true, nq, sg.count, head_dim, scale, q, ldq, sg.k, sg.ld, 0.0f, S + off, ld);
         off += sg.count;
     }
     softmax_rows(S, nq, total, ld, any_mask ? scratch.mask_row.data() : nullptr);
@@ -117,8 +117,7 @@ void block_attention(const float* q, int ldq, int nq, const KeySegment* segs, in
     for (int i = 0; i < nsegs; ++i) {
         const KeySegment& sg = segs[i];
         if (sg.count <= 0) continue;
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, nq, head_dim, sg.count, 1.0f, S + off, ld, sg.v,
-                    sg.ld, beta, out, ldo);
+        sgemm(false, nq, head_dim, sg.count, 1.0f, S + off, ld, sg.v, sg.ld, beta, out, ldo);
         beta = 1.0f;
         off += sg.count;
     }

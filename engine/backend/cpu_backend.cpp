@@ -14,6 +14,7 @@
 #include "engine/backend/backend.h"
 #include "engine/backend/gelu.h"
 #include "engine/backend/int8_gemm.h"
+#include "engine/backend/sgemm.h"
 #include "engine/backend/lowp_linear.h"
 #include "engine/core/error.h"
 #include "engine/core/worker_team.h"
@@ -35,8 +36,7 @@ void linear_block(const float* x, int64_t rows, int64_t in, const float* w, cons
         cblas_sgemv(CblasRowMajor, CblasNoTrans, int(n), int(in), 1.f, w + c0 * in, int(in), x, 1, b ? 1.f : 0.f,
                     y + c0, 1);
     } else {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(rows), int(n), int(in), 1.f, x, int(in), w + c0 * in,
-                    int(in), b ? 1.f : 0.f, y + c0, int(out));
+        sgemm(true, rows, n, in, 1.f, x, in, w + c0 * in, in, b ? 1.f : 0.f, y + c0, out);
     }
 }
 
