@@ -365,6 +365,7 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
     j["compute_type"] = compute_type_name(model->compute_type());
     // Which int8 kernel ran (PRECIS_INT8_KERNEL picks another, to compare).
     if (model->compute_type() == ComputeType::Int8) j["int8_kernel"] = int8_kernel_description(int8_gemm_kernel());
+    j["fp32_gemm"] = fp32_gemm_name(fp32_gemm_in_use());  // the encoder's float products (sgemm.h)
     j["linear_weights_mb"] = double(model->weights().linear_weight_bytes()) / 1e6;
     if (att.kind == EncoderAttention::Lsg) {
         j["sparsity_type"] = sparsity_type_name(att.lsg.sparsity_type);

@@ -4,6 +4,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <omp.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,10 +31,14 @@ Fp32Gemm initial_choice() {
 
 const char* fp32_gemm_name(Fp32Gemm g) { return g == Fp32Gemm::OneDnn ? "onednn" : "openblas"; }
 
-Fp32Gemm fp32_gemm_in_use() {
-    static const Fp32Gemm choice = initial_choice();
-    return choice;
+std::atomic<Fp32Gemm>& choice() {
+    static std::atomic<Fp32Gemm> g{initial_choice()};
+    return g;
 }
+
+Fp32Gemm fp32_gemm_in_use() { return choice().load(std::memory_order_relaxed); }
+
+void set_fp32_gemm(Fp32Gemm g) { choice().store(g); }
 
 void sgemm(bool b_transposed, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* b,
            int64_t ldb, float beta, float* c, int64_t ldc) {

@@ -19,6 +19,8 @@ namespace precis {
 enum class Fp32Gemm { OpenBlas, OneDnn };
 const char* fp32_gemm_name(Fp32Gemm g);  // "openblas", "onednn"
 Fp32Gemm fp32_gemm_in_use();
+// For tests and benchmarks; affects every thread.
+void set_fp32_gemm(Fp32Gemm g);
 
 // Row-major C[m, n] = alpha * A[m, k] * op(B) + beta * C, with op(B) = B[k, n], or B[n, k]
 // transposed when `b_transposed`; lda, ldb, ldc are row strides.
