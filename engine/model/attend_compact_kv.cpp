@@ -63,8 +63,9 @@ struct Int8Rows {
 };
 
 // Float rows need no widening: the block is the rows themselves, `ld` apart. The next
-// block's rows are fetched while this one is used: rows of one head lie a model width
-// apart (3 KB at bart-base), a stride the hardware prefetcher follows late.
+// block's rows are fetched while this one is used: in a row's self-attention cache the
+// rows of one head lie a model width apart (3 KB at bart-base), a stride the hardware
+// prefetcher follows late (the cross-attention memory is one run per head).
 struct FloatRows {
     const float* data;
     int64_t ld;
