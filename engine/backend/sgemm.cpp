@@ -27,14 +27,14 @@ Fp32Gemm initial_choice() {
     return fastest;
 }
 
-}  // namespace
-
-const char* fp32_gemm_name(Fp32Gemm g) { return g == Fp32Gemm::OneDnn ? "onednn" : "openblas"; }
-
 std::atomic<Fp32Gemm>& choice() {
     static std::atomic<Fp32Gemm> g{initial_choice()};
     return g;
 }
+
+}  // namespace
+
+const char* fp32_gemm_name(Fp32Gemm g) { return g == Fp32Gemm::OneDnn ? "onednn" : "openblas"; }
 
 Fp32Gemm fp32_gemm_in_use() { return choice().load(std::memory_order_relaxed); }
 
