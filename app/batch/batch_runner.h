@@ -26,7 +26,9 @@ struct BatchOptions {
     std::optional<ShardSpec> shard;
     bool extractive = false;  // the document's own sentences (no model); else the summarizer's model
     extractive::ExtractiveOptions extractive_options;
-    SummarizeOptions summarize;  // each record names the device its summary ran on (the summarizer's backend)
+    // How the summarizer summarizes. (Each record names the device its summary ran on: the
+    // summarizer's backend at that moment, the CPU after a GPU failure.)
+    SummarizeOptions summarize;
     // Optional: also classify each document with this classifier.
     std::shared_ptr<const Classifier> classifier;
     ClassifyOptions classify;

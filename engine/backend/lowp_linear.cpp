@@ -108,7 +108,8 @@ __attribute__((target("avx512f"))) void gemv4_f32_zmm(const float* x, int64_t in
     }
 }
 
-bool has_avx512f() {
+// The zmm kernel where the CPU has AVX-512 and PRECIS_NO_ZMM is not set.
+bool four_rows_in_zmm() {
     static const bool yes = __builtin_cpu_supports("avx512f") && !std::getenv("PRECIS_NO_ZMM");
     return yes;
 }
@@ -117,7 +118,7 @@ template <WeightFormat F>
 void gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, int64_t c0,
                 int64_t c1, float* y) {
     int64_t r = 0;
-    if (F == WeightFormat::F32 && has_avx512f())
+    if (F == WeightFormat::F32 && four_rows_in_zmm())
         for (; r + 4 <= rows; r += 4)
             gemv4_f32_zmm(x + r * in, in, static_cast<const float*>(w.data), b, out, c0, c1, y + r * out);
     for (; r + 4 <= rows; r += 4) gemv_rows<F, 4>(x + r * in, in, w, b, out, c0, c1, y + r * out);

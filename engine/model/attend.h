@@ -32,7 +32,7 @@ struct AttendArgs {
 // `scratch` grows to nq * nk floats as needed and is reused between calls.
 void attend(const AttendArgs& a, std::vector<float>& scratch);
 // attend() for k16 / v16 and for k8 / v8 (called by attend when they are set), and for a
-// few float queries with hd a multiple of 8 (a block of keys at a time).
+// decoding step's few float queries (a block of keys at a time).
 void attend_float_blocks(const AttendArgs& a, std::vector<float>& scratch);
 void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch);
 void attend_int8_kv(const AttendArgs& a, std::vector<float>& scratch);

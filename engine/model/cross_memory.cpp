@@ -40,40 +40,41 @@ void store_int8_row(const float* from, int64_t hd, int8_t* to, float* scale) {
     for (int64_t c = 0; c < hd; ++c) to[c] = int8_t(std::nearbyint(from[c] * inv));
 }
 
+// store(from, index) for every (head, row) of rows [row0, row0 + rows): `from` is the head's
+// hd values in the [rows, heads * hd] part, `index` its row in the [heads, S] layout.
+template <class StoreRow>
+void for_each_head_row(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
+                       StoreRow store) {
+    const int64_t D = heads * hd;
+#pragma omp parallel for collapse(2) schedule(static) if (rows * D > kParallelElements)
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t s = 0; s < rows; ++s) store(src + s * D + h * hd, h * S + row0 + s);
+}
+
 }  // namespace
 
 void store_rows_as_floats(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
                           float* dst) {
-    const int64_t D = heads * hd;
-#pragma omp parallel for collapse(2) schedule(static) if (rows * D > kParallelElements)
-    for (int64_t h = 0; h < heads; ++h)
-        for (int64_t s = 0; s < rows; ++s)
-            std::copy(src + s * D + h * hd, src + s * D + (h + 1) * hd, dst + (h * S + row0 + s) * hd);
+    for_each_head_row(src, rows, row0, S, heads, hd,
+                      [&](const float* from, int64_t i) { std::copy(from, from + hd, dst + i * hd); });
 }
 
 void store_rows_as_halves(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
                           uint16_t* dst) {
-    const int64_t D = heads * hd;
-#pragma omp parallel for collapse(2) schedule(static) if (rows * D > kParallelElements)
-    for (int64_t h = 0; h < heads; ++h)
-        for (int64_t s = 0; s < rows; ++s) {
-            const float* from = src + s * D + h * hd;
-            uint16_t* to = dst + (h * S + row0 + s) * hd;
-            int64_t c = 0;
-            for (; c + 8 <= hd; c += 8)  // rounds to nearest even, as float_to_half does
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(to + c),
-                                 _mm256_cvtps_ph(_mm256_loadu_ps(from + c), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-            for (; c < hd; ++c) to[c] = float_to_half(from[c]);
-        }
+    for_each_head_row(src, rows, row0, S, heads, hd, [&](const float* from, int64_t i) {
+        uint16_t* to = dst + i * hd;
+        int64_t c = 0;
+        for (; c + 8 <= hd; c += 8)  // rounds to nearest even, as float_to_half does
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(to + c),
+                             _mm256_cvtps_ph(_mm256_loadu_ps(from + c), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        for (; c < hd; ++c) to[c] = float_to_half(from[c]);
+    });
 }
 
 void store_rows_as_int8(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd, int8_t* dst,
                         float* scales) {
-    const int64_t D = heads * hd;
-#pragma omp parallel for collapse(2) schedule(static) if (rows * D > kParallelElements)
-    for (int64_t h = 0; h < heads; ++h)
-        for (int64_t s = 0; s < rows; ++s)
-            store_int8_row(src + s * D + h * hd, hd, dst + (h * S + row0 + s) * hd, scales + h * S + row0 + s);
+    for_each_head_row(src, rows, row0, S, heads, hd,
+                      [&](const float* from, int64_t i) { store_int8_row(from, hd, dst + i * hd, scales + i); });
 }
 
 void CrossMemory::point_at_head(AttendArgs& a, int64_t h) const {

@@ -1,7 +1,7 @@
-// The decoder's attention primitive on every path it takes (a block of keys at a time for
-// up to 16 queries; at head widths that are not a multiple of 8, plain loops, the GEMV
-// path for one query over many keys; the GEMM path for many queries), against a direct
-// double computation.
+// The decoder's attention primitive on both paths it takes (a block of keys at a time for
+// a step's few queries, vectorized or, at head widths that are not a multiple of 8, one
+// element at a time; two matrix products for many queries), against a direct double
+// computation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,7 +56,7 @@ void check_against_naive(int64_t nq, int64_t nk, int64_t causal_offset, bool mas
 
 TEST(Attend, OneQueryOverFewKeysMatchesTheDirectComputation) { check_against_naive(1, 40, -1, true); }
 TEST(Attend, OneQueryOverManyKeysGoesBlockByBlockAndMatches) { check_against_naive(1, 700, -1, true); }
-TEST(Attend, OneQueryOverManyKeysAtAnOddHeadWidthTakesTheGemvPathAndMatches) {
+TEST(Attend, OneQueryOverManyKeysAtAnOddHeadWidthMatches) {
     check_against_naive(1, 700, -1, true, 12);
 }
 TEST(Attend, ManyQueriesCausalTakesTheGemmPathAndMatches) { check_against_naive(90, 120, 30, false); }
@@ -64,7 +64,7 @@ TEST(Attend, FewQueriesWithCausalOffsetMatch) { check_against_naive(3, 12, 9, fa
 // A beam-4 step's cross-attention: several blocks of 64 keys and a partial one, at
 // bart's head width (the values accumulated in eight registers).
 TEST(Attend, BeamQueriesOverManyKeysGoBlockByBlockAndMatch) { check_against_naive(4, 300, -1, true, 64); }
-TEST(Attend, HeadWidthsNotAMultipleOfEightTakeThePlainLoopsAndMatch) { check_against_naive(3, 70, 60, true, 12); }
+TEST(Attend, FewQueriesAtAHeadWidthNotAMultipleOfEightMatch) { check_against_naive(3, 70, 60, true, 12); }
 
 }  // namespace
 }  // namespace precis
