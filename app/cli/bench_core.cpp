@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/attention/bf16_attention.h"
 #include "engine/backend/backend.h"
 #include "engine/backend/int8_gemm.h"
 #include "engine/backend/sgemm.h"
@@ -117,7 +118,15 @@ double gemm_seconds(Backend& be, const ModelConfig& c, ComputeType compute, int6
         }
     }
     double s = since(t0);
-    if (full_attention) {
+    const bool bf16_attention = compute == ComputeType::Int8 && int8_attention_products() == AttentionProducts::Bfloat16 &&
+                                rows >= kBf16MinRows;
+    if (full_attention && bf16_attention) {
+        // The same products in bfloat16, as this run's attention computes them.
+        auto t1 = Clock::now();
+        for (int l = 0; l < c.encoder_layers; ++l)
+            run_bf16_attention_products(int(rows), int(c.encoder_heads), int(c.d_model / c.encoder_heads));
+        s += since(t1);
+    } else if (full_attention) {
         // q k^T and p v per head over all rows: the dense attention's products.
         const int64_t hd = D / c.encoder_heads, tile = 256;
         std::vector<float> q(size_t(rows * hd), 0.01f), sc(size_t(tile * rows)), o(size_t(tile * hd));
@@ -364,7 +373,10 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
     j["attention"] = attention;
     j["compute_type"] = compute_type_name(model->compute_type());
     // Which int8 kernel ran (PRECIS_INT8_KERNEL picks another, to compare).
-    if (model->compute_type() == ComputeType::Int8) j["int8_kernel"] = int8_kernel_description(int8_gemm_kernel());
+    if (model->compute_type() == ComputeType::Int8) {
+        j["int8_kernel"] = int8_kernel_description(int8_gemm_kernel());
+        j["int8_attention"] = attention_products_name(int8_attention_products());  // bf16_attention.h
+    }
     j["fp32_gemm"] = fp32_gemm_name(fp32_gemm_in_use());  // the encoder's float products (sgemm.h)
     j["linear_weights_mb"] = double(model->weights().linear_weight_bytes()) / 1e6;
     if (att.kind == EncoderAttention::Lsg) {

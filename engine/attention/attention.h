@@ -55,12 +55,17 @@ private:
     std::map<std::pair<int, int>, Tensor> injected_;
 };
 
+// What the dense attention's two products (q.k^T, p.v) compute in: float32, or bfloat16
+// with float32 sums for int8 runs (bf16_attention.h). Softmax is float32 either way.
+enum class AttentionProducts : uint8_t { Float32, Bfloat16 };
+
 struct AttentionInput {
     const float* q = nullptr;  // [rows, heads*head_dim] row-major
     const float* k = nullptr;
     const float* v = nullptr;
     int rows = 0;  // G + T
     int heads = 0, head_dim = 0;
+    AttentionProducts products = AttentionProducts::Float32;
 };
 
 // What one key of a recorded attention row stands for (see AttentionRecorder).

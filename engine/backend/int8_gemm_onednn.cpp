@@ -5,16 +5,12 @@
 #include <mutex>
 #include <string>
 
+#include "engine/backend/onednn_cpu.h"
 #include "engine/core/error.h"
 
 namespace precis::int8_gemm_detail {
 
 namespace {
-
-dnnl::engine& cpu_engine() {
-    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-    return engine;
-}
 
 // Row-major [rows, cols] with a row stride: oneDNN's (rows, cols) dims and strides.
 dnnl::memory::desc matrix(int64_t rows, int64_t cols, int64_t row_stride, dnnl::memory::data_type t) {
@@ -29,7 +25,7 @@ dnnl::matmul::primitive_desc product(int64_t rows, int64_t in, int64_t ld, int64
     const dnnl::memory::desc src = matrix(rows, in, ld, dt::u8);
     const dnnl::memory::desc weights({in, out}, dt::s8, dnnl::memory::dims{1, in});
     const dnnl::memory::desc dst = matrix(rows, out, out, dt::s32);
-    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), cpu_engine());
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, weights, dst), onednn_cpu_engine());
 }
 
 }  // namespace
@@ -38,10 +34,10 @@ void onednn_u8s8_s32(const uint8_t* u, int64_t rows, int64_t in, int64_t ld, con
                      int32_t* acc) {
     try {
         const dnnl::matmul::primitive_desc pd = product(rows, in, ld, out);
-        dnnl::memory src(pd.src_desc(), cpu_engine(), const_cast<uint8_t*>(u));
-        dnnl::memory weights(pd.weights_desc(), cpu_engine(), const_cast<int8_t*>(q));
-        dnnl::memory dst(pd.dst_desc(), cpu_engine(), acc);
-        dnnl::stream stream(cpu_engine());
+        dnnl::memory src(pd.src_desc(), onednn_cpu_engine(), const_cast<uint8_t*>(u));
+        dnnl::memory weights(pd.weights_desc(), onednn_cpu_engine(), const_cast<int8_t*>(q));
+        dnnl::memory dst(pd.dst_desc(), onednn_cpu_engine(), acc);
+        dnnl::stream stream(onednn_cpu_engine());
         dnnl::matmul(pd).execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
         stream.wait();
     } catch (const dnnl::error& e) {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/attention/bf16_attention.h"
 #include "engine/model/encoder_self_attention.h"
 #include "engine/backend/backend.h"
 #include "engine/backend/model_runner.h"
@@ -66,7 +67,10 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
     if (attention.kind == EncoderAttention::Lsg) attention.lsg.validate("the LSG settings");
     check(masks.empty() || masks.size() == ids.size(), "encoder: one attention mask per input row is required");
 
-    EncoderSelfAttention self_attention(attention, cfg.encoder_heads, cfg.encoder_head_dim());
+    // int8 runs: the attention's products in bfloat16 where the CPU has it (bf16_attention.h).
+    const AttentionProducts products =
+        model.compute_type() == ComputeType::Int8 ? int8_attention_products() : AttentionProducts::Float32;
+    EncoderSelfAttention self_attention(attention, cfg.encoder_heads, cfg.encoder_head_dim(), products);
     EncoderOutput result;
     for (size_t r = 0; r < ids.size(); ++r) {
         const EncoderRowInput plan = prepare_encoder_row(model, attention, ids, masks, r);
@@ -78,7 +82,10 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
             const uint64_t row = checked_mul(uint64_t(S), uint64_t(D) * 4, what);
             const uint64_t copies = 2 + (keep_layer_states ? uint64_t(L) + 1 : 0);
             const uint64_t hidden = uint64_t(std::min<int64_t>(S, kFfnChunkRows)) * uint64_t(F) * 4;
-            require_memory(checked_mul(row, copies, what) + std::max(checked_mul(row, 3, what), hidden), what);
+            // bf16 attention (bf16_attention.h) keeps bf16 keys and values beside them: one row more.
+            const uint64_t bf16_kv = products == AttentionProducts::Bfloat16 ? row : 0;
+            require_memory(checked_mul(row, copies, what) + std::max(checked_mul(row, 3, what), hidden) + bf16_kv,
+                           what);
         }
         Tensor x = Tensor::empty_huge_pages(DType::F32, {S, D});
         float* xp = x.data<float>();

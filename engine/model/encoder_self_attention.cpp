@@ -4,8 +4,9 @@
 
 namespace precis {
 
-EncoderSelfAttention::EncoderSelfAttention(const AttentionOptions& options, int heads, int head_dim)
-    : options_(options), heads_(heads), head_dim_(head_dim), lsh_(options.lsh) {
+EncoderSelfAttention::EncoderSelfAttention(const AttentionOptions& options, int heads, int head_dim,
+                                           AttentionProducts products)
+    : options_(options), heads_(heads), head_dim_(head_dim), products_(products), lsh_(options.lsh) {
     if (options_.kind == EncoderAttention::Lsg && options_.lsg.sparsity_type == SparsityType::Lsh) {
         if (!lsh_) lsh_ = std::make_shared<LshProjections>(LshProjections::seeded(options_.lsh_seed));
         // A fresh draw per encoder forward, as the reference does (injected R stay fixed).
@@ -17,7 +18,7 @@ EncoderSelfAttention::~EncoderSelfAttention() = default;
 
 void EncoderSelfAttention::run(int layer, int batch_row, const float* q, const float* k, const float* v, int rows, int num_global,
                                const float* key_mask, bool sparse_path, float* out) {
-    AttentionInput in{q, k, v, rows, heads_, head_dim_};
+    AttentionInput in{q, k, v, rows, heads_, head_dim_, products_};
     AttentionRecorder* rec = nullptr;
     if (const auto& c = options_.capture; c && c->recorder && c->layer == layer && c->batch_row == batch_row) {
         rec = c->recorder.get();

@@ -4,13 +4,16 @@
 // settings, and owns what must persist across layers (the LSH projections).
 #include <memory>
 
+#include "engine/attention/attention.h"
 #include "engine/model/run_options.h"
 
 namespace precis {
 
 class EncoderSelfAttention {
 public:
-    EncoderSelfAttention(const AttentionOptions& options, int heads, int head_dim);
+    // products: what full attention's products compute in (AttentionInput::products).
+    EncoderSelfAttention(const AttentionOptions& options, int heads, int head_dim,
+                         AttentionProducts products = AttentionProducts::Float32);
     ~EncoderSelfAttention();
 
     // q, k, v, out: [rows, heads*head_dim]; rows = num_global + padded tokens.
@@ -22,6 +25,7 @@ public:
 private:
     AttentionOptions options_;
     int heads_, head_dim_;
+    AttentionProducts products_;
     std::shared_ptr<LshProjections> lsh_;
 };
 
