@@ -118,13 +118,14 @@ double gemm_seconds(Backend& be, const ModelConfig& c, ComputeType compute, int6
         }
     }
     double s = since(t0);
-    const bool bf16_attention = compute == ComputeType::Int8 && int8_attention_products() == AttentionProducts::Bfloat16 &&
-                                rows >= kBf16MinRows;
-    if (full_attention && bf16_attention) {
+    const bool bf16_attention = compute == ComputeType::Int8 && int8_attention_products() == AttentionProducts::Bfloat16;
+    if (full_attention && bf16_attention && rows >= kBf16MinRows) {
         // The same products in bfloat16, as this run's attention computes them.
+        const int64_t tile = std::min<int64_t>(64, rows);
         auto t1 = Clock::now();
         for (int l = 0; l < c.encoder_layers; ++l)
-            run_bf16_attention_products(int(rows), int(c.encoder_heads), int(c.d_model / c.encoder_heads));
+            run_bf16_attention_products((rows + tile - 1) / tile * c.encoder_heads, int(tile), int(rows),
+                                        int(c.d_model / c.encoder_heads), false);
         s += since(t1);
     } else if (full_attention) {
         // q k^T and p v per head over all rows: the dense attention's products.
@@ -141,7 +142,16 @@ double gemm_seconds(Backend& be, const ModelConfig& c, ComputeType compute, int6
                 }
         s += since(t1);
     }
-    if (att.kind == EncoderAttention::Lsg && sparse) {
+    if (att.kind == EncoderAttention::Lsg && sparse && bf16_attention) {
+        // LSG's blocks in bfloat16, each block's keys gathered as lsg_attention does.
+        const int64_t hd = D / c.encoder_heads, B = att.lsg.block_size;
+        const int64_t keys = std::max(1, att.lsg.num_global_tokens) +
+                             (att.lsg.sparse_enabled() ? 2 * att.lsg.sparse_block_size : 0) + 3 * B;
+        auto t1 = Clock::now();
+        for (int l = 0; l < c.encoder_layers; ++l)
+            run_bf16_attention_products(rows / B * c.encoder_heads, int(B), int(keys), int(hd), true);
+        s += since(t1);
+    } else if (att.kind == EncoderAttention::Lsg && sparse) {
         const int64_t hd = D / c.encoder_heads, B = att.lsg.block_size;
         const int64_t keys = std::max(1, att.lsg.num_global_tokens) +
                              (att.lsg.sparse_enabled() ? 2 * att.lsg.sparse_block_size : 0) + 3 * B;

@@ -32,10 +32,11 @@ const char* attention_products_name(AttentionProducts p);  // "fp32", "bf16"
 // 2.43 against 2.99 at 384, 12.1 against 20.0 at 1,024), and float32 runs them.
 inline constexpr int kBf16MinRows = 384;
 
-// The products alone of dense_attention_rows_bf16 over `rows` rows (every tile and head,
-// q.k^T and p.v, on zeros): what `precis bench` times as the attention's share of an int8
+// The products alone (q.k^T and p.v, on zeros) of `tasks` bf16 tiles of `queries` queries
+// over `keys` keys, head_dim wide, as dense attention (lsg_blocks false) or LSG's gathered
+// blocks lay them out: what `precis bench` times as the attention's share of an int8
 // encoder's products. Needs bf16_products_supported().
-void run_bf16_attention_products(int rows, int heads, int head_dim);
+void run_bf16_attention_products(int64_t tasks, int queries, int keys, int head_dim, bool lsg_blocks);
 
 namespace attn_detail {
 // As dense_attention_rows (attention_kernels.h), the products in bfloat16: rows

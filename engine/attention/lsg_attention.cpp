@@ -3,10 +3,13 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <string>
 
 #include "engine/attention/attention.h"
 #include "engine/attention/attention_kernels.h"
+#include "engine/attention/bf16_attention.h"
+#include "engine/attention/bf16_tile.h"
 
 namespace precis {
 
@@ -452,9 +455,20 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
         if (sparse) recorder->sparse.blocks.resize(size_t(nb));
     }
     const int ntasks = nb * in.heads;
+    // int8 runs: the blocks' products in bfloat16 (bf16_attention.h); a capture keeps float32.
+    std::optional<attn_detail::Bf16TileShape> bf16_shape;
+    if (in.products == AttentionProducts::Bfloat16 && !recorder && bf16_products_supported()) {
+        try {
+            bf16_shape.emplace(attn_detail::Bf16BlockAttention::shape_for(B, G + (sparse ? 2 * g.SB : 0) + 3 * B, hd));
+        } catch (const dnnl::error& e) {
+            throw Error(std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what());
+        }
+    }
+    std::string failure;
 #pragma omp parallel
     {
         BlockScratch scratch;
+        std::optional<attn_detail::Bf16BlockAttention> bf16;
 #pragma omp for schedule(dynamic, 2)
         for (int task = 0; task < ntasks; ++task) {
             const int i = task / in.heads, h = task % in.heads;
@@ -479,6 +493,17 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
             const size_t qrow = size_t(G) + size_t(i) * B;
             AttentionRecorder::Block* blk =
                 (recorder && recorder->head == h) ? &recorder->blocks[rec_base + size_t(i)] : nullptr;
+            if (bf16_shape) {
+                try {
+                    if (!bf16) bf16.emplace(*bf16_shape);
+                    bf16->attend(in.q + qrow * D + size_t(h) * hd, D, segs, nseg, scale, out + qrow * D + size_t(h) * hd,
+                                 D);
+                } catch (const std::exception& e) {
+#pragma omp critical(precis_lsg_bf16_failure)
+                    failure = std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what();
+                }
+                continue;
+            }
             attn_detail::block_attention(in.q + qrow * D + size_t(h) * hd, D, B, segs, nseg, hd, scale,
                                          out + qrow * D + size_t(h) * hd, D, scratch, blk ? &blk->weights : nullptr);
             if (blk) {
@@ -501,6 +526,7 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
             }
         }
     }
+    if (!failure.empty()) throw Error(failure);
 }
 
 }  // namespace precis

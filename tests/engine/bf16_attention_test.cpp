@@ -62,6 +62,35 @@ TEST(Bf16Attention, MatchesTheDoubleReferenceWithinBfloat16Rounding) {
     }
 }
 
+// LSG's blocks in bf16 against the same call in float32 (which lsg_attention_test checks
+// against the reference), for every sparsity type, a padded tail and two global tokens.
+TEST(Bf16Attention, LsgBlocksMatchTheirFloat32ResultWithinBfloat16Rounding) {
+    if (!bf16_products_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
+    const int G = 2, T = 8 * 32, hd = 32, heads = 2;
+    for (SparsityType type : {SparsityType::None, SparsityType::Norm, SparsityType::Pooling, SparsityType::Stride,
+                              SparsityType::BlockStride, SparsityType::BosPooling, SparsityType::Lsh}) {
+        LsgSettings s;
+        s.block_size = 32;
+        s.sparse_block_size = 32;
+        s.sparsity_factor = 4;
+        s.sparsity_type = type;
+        const RandomQkv x = random_qkv(G + T, heads, hd, 23);
+        const std::vector<float> token_mask = token_mask_with_padding(T, 40, {5});
+        LshProjections lsh = LshProjections::seeded(3);
+        auto run = [&](AttentionProducts products) {
+            AttentionInput in = x.input();
+            in.products = products;
+            std::vector<float> out(size_t(x.rows) * x.D());
+            lsg_attention(in, token_mask.data(), G, s, 0, &lsh, out.data());
+            return out;
+        };
+        const std::vector<float> fp32 = run(AttentionProducts::Float32), bf16 = run(AttentionProducts::Bfloat16);
+        const double e = normalized_error(bf16, fp32);
+        EXPECT_LT(e, 1e-2) << sparsity_type_name(type);
+        EXPECT_GT(e, 1e-5) << sparsity_type_name(type) << ": the bfloat16 products did not run";
+    }
+}
+
 TEST(Bf16Attention, MaskedKeysWeighExactlyNothing) {
     if (!bf16_products_supported()) GTEST_SKIP() << "this CPU has no AVX512-BF16";
     RandomQkv x = random_qkv(420, 2, 64, 5);
