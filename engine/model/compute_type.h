@@ -5,7 +5,8 @@
 // holds the token embeddings (the tied LM head) in int8 and quantizes the encoder's
 // activations per row inside its integer GEMM (int8_gemm.h); the decoder's cross-attention
 // keys/values are kept in int8 with int8 weights and in half precision with fp16 ones
-// (cross_memory.h); every other activation is float32.
+// (cross_memory.h); with int8 weights the encoder's attention products run in bfloat16
+// where the CPU has AVX512-BF16 (bf16_attention.h); every other activation is float32.
 #include <string>
 
 namespace precis {
