@@ -1,20 +1,21 @@
 #pragma once
-// Dense encoder attention with its two products in bfloat16 (fp32 accumulation), for runs
-// whose linear layers are int8.
+// The encoder's attention (dense, and LSG's query blocks) with its two products in bfloat16
+// and float32 sums, for runs whose linear layers are int8.
 //
 // Why: in an int8 run the linear layers take oneDNN's VNNI product at this CPU's integer
 // peak, and the attention's float32 products (q.k^T and p.v, a third of the encoder at
 // 1,024 tokens) become the larger half of what is left. On a CPU with AVX512-BF16 (AMD Zen 4,
 // Intel Sapphire Rapids) oneDNN's bf16 product runs a 64-query tile over 1,024 keys in
-// 82-89 us against 175 us for the float32 sgemm (2-core AMD EPYC, one thread per tile).
+// 79 us against 175 us for the float32 sgemm (2-core AMD EPYC, one thread per tile).
 // bfloat16 keeps 8 bits of mantissa: each q, k, v and probability is rounded by at most 2^-9
 // of itself, far below the int8 activations' own rounding (1/255 of each row's range) that
 // produced q, k and v, so the int8 accuracy bounds hold (int8_encoder_accuracy_test,
 // compute_type_parity_test). float32 runs never take this path: their parity with the
 // reference is exact.
 //
-// Softmax, masks and the output stay float32. PRECIS_INT8_ATTENTION=fp32 keeps int8 runs'
-// attention in float32 (to compare); CPUs without AVX512-BF16 always do.
+// Softmax sums, masks and the output stay float32; a capture (the attention panel) keeps
+// the float32 products. PRECIS_INT8_ATTENTION=fp32 keeps int8 runs' attention in float32
+// (to compare); CPUs without AVX512-BF16 always do. The tile itself: bf16_tile.h.
 #include "engine/attention/attention.h"
 
 namespace precis {
@@ -27,10 +28,11 @@ bool bf16_products_supported();
 AttentionProducts int8_attention_products();
 const char* attention_products_name(AttentionProducts p);  // "fp32", "bf16"
 
-// Below this many rows the conversions and oneDNN's per-call costs outweigh the faster
-// products (bart-base's 12 heads, one layer, 2 threads: 1.49 against 1.35 ms at 256 rows,
-// 2.43 against 2.99 at 384, 12.1 against 20.0 at 1,024), and float32 runs them.
-inline constexpr int kBf16MinRows = 384;
+// Below this many rows the conversions and oneDNN's per-call costs eat the faster products
+// (bart-base's 12 heads, one layer, 2 threads, float32 against bf16: 0.71 against 0.67 ms at
+// 192 rows, 1.25 against 0.76 at 256, 2.73 against 1.58 at 384, 20.1 against 11.3 at 1,024),
+// and float32 runs them.
+inline constexpr int kBf16MinRows = 256;
 
 // The products alone (q.k^T and p.v, on zeros) of `tasks` bf16 tiles of `queries` queries
 // over `keys` keys, head_dim wide, as dense attention (lsg_blocks false) or LSG's gathered

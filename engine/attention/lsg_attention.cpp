@@ -498,9 +498,12 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
                     if (!bf16) bf16.emplace(*bf16_shape);
                     bf16->attend(in.q + qrow * D + size_t(h) * hd, D, segs, nseg, scale, out + qrow * D + size_t(h) * hd,
                                  D);
-                } catch (const std::exception& e) {
+                } catch (const dnnl::error& e) {
 #pragma omp critical(precis_lsg_bf16_failure)
                     failure = std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what();
+                } catch (const std::exception& e) {
+#pragma omp critical(precis_lsg_bf16_failure)
+                    failure = e.what();
                 }
                 continue;
             }

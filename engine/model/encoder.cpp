@@ -82,7 +82,7 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
             const uint64_t row = checked_mul(uint64_t(S), uint64_t(D) * 4, what);
             const uint64_t copies = 2 + (keep_layer_states ? uint64_t(L) + 1 : 0);
             const uint64_t hidden = uint64_t(std::min<int64_t>(S, kFfnChunkRows)) * uint64_t(F) * 4;
-            // bf16 attention (bf16_attention.h) keeps bf16 keys and values beside them: one row more.
+            // Dense bf16 attention (bf16_attention.h) keeps bf16 copies of the keys and values: one row more.
             const uint64_t bf16_kv = products == AttentionProducts::Bfloat16 ? row : 0;
             require_memory(checked_mul(row, copies, what) + std::max(checked_mul(row, 3, what), hidden) + bf16_kv,
                            what);
