@@ -142,23 +142,19 @@ double gemm_seconds(Backend& be, const ModelConfig& c, ComputeType compute, int6
                 }
         s += since(t1);
     }
-    if (att.kind == EncoderAttention::Lsg && sparse && bf16_attention) {
-        // LSG's blocks in bfloat16, each block's keys gathered as lsg_attention does.
-        const int64_t hd = D / c.encoder_heads, B = att.lsg.block_size;
+    if (att.kind == EncoderAttention::Lsg && sparse) {
+        // The per-block products over G + 2*SB + 3*B keys: in bfloat16 as lsg_attention
+        // gathers them for an int8 run, else in float32.
+        const int64_t hd = D / c.encoder_heads, B = att.lsg.block_size, blocks = rows / B;
         const int64_t keys = std::max(1, att.lsg.num_global_tokens) +
                              (att.lsg.sparse_enabled() ? 2 * att.lsg.sparse_block_size : 0) + 3 * B;
-        auto t1 = Clock::now();
-        for (int l = 0; l < c.encoder_layers; ++l)
-            run_bf16_attention_products(rows / B * c.encoder_heads, int(B), int(keys), int(hd), true);
-        s += since(t1);
-    } else if (att.kind == EncoderAttention::Lsg && sparse) {
-        const int64_t hd = D / c.encoder_heads, B = att.lsg.block_size;
-        const int64_t keys = std::max(1, att.lsg.num_global_tokens) +
-                             (att.lsg.sparse_enabled() ? 2 * att.lsg.sparse_block_size : 0) + 3 * B;
-        const int64_t blocks = rows / B;
         std::vector<float> kv(size_t(keys * hd), 0.01f);
         auto t1 = Clock::now();
         for (int l = 0; l < c.encoder_layers; ++l) {
+            if (bf16_attention) {
+                run_bf16_attention_products(blocks * c.encoder_heads, int(B), int(keys), int(hd), true);
+                continue;
+            }
 #pragma omp parallel
             {
                 std::vector<float> q(size_t(B * hd), 0.01f), sc(size_t(B * keys)), o(size_t(B * hd));

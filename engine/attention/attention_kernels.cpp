@@ -195,9 +195,7 @@ void full_attention(const AttentionInput& in, const float* key_mask, float* out,
     attn_detail::check_input(in, "full_attention");
     check(out != nullptr, "full_attention: out must not be null");
     if (recorder) recorder->blocks.clear();
-    // A capture wants the float32 weights the panel shows: it takes the float32 products.
-    if (in.products == AttentionProducts::Bfloat16 && !recorder && bf16_products_supported() &&
-        in.rows >= kBf16MinRows)
+    if (runs_bf16_products(in.products, recorder) && in.rows >= kBf16MinRows)
         return attn_detail::dense_attention_rows_bf16(in, 0, in.rows, key_mask, out);
     attn_detail::BlasSingleThreadScope blas_guard;
     attn_detail::dense_attention_rows(in, 0, in.rows, key_mask, out, recorder);

@@ -1,7 +1,6 @@
 #include "engine/attention/bf16_attention.h"
 
 #include <cpuid.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
@@ -10,7 +9,6 @@
 #include <cstring>
 #include <memory>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "engine/attention/bf16_tile.h"
@@ -63,6 +61,10 @@ AttentionProducts int8_attention_products() {
     return chosen;
 }
 
+bool runs_bf16_products(AttentionProducts products, const AttentionRecorder* recorder) {
+    return products == AttentionProducts::Bfloat16 && !recorder && bf16_products_supported();
+}
+
 const char* attention_products_name(AttentionProducts p) {
     return p == AttentionProducts::Bfloat16 ? "bf16" : "fp32";
 }
@@ -74,12 +76,22 @@ void run_bf16_attention_products(int64_t tasks, int queries, int keys, int head_
                                                  : dense_tile_shape(queries, keys, head_dim);
     const std::vector<std::byte> k16(shape.scores.weights_desc().get_size()), v16(shape.mix.weights_desc().get_size());
     const std::vector<uint16_t> q16(size_t(shape.rows * head_dim));
+    attn_detail::RegionFailure failure;
 #pragma omp parallel
     {
-        attn_detail::Bf16Tile tile(shape);
+        std::optional<attn_detail::Bf16Tile> tile;
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t task = 0; task < tasks; ++task) tile.products(q16.data(), k16.data(), v16.data());
+        for (int64_t task = 0; task < tasks; ++task) {
+            if (failure.failed()) continue;
+            try {
+                if (!tile) tile.emplace(shape);
+                tile->products(q16.data(), k16.data(), v16.data());
+            } catch (const std::exception& e) {
+                failure.record(e);
+            }
+        }
     }
+    failure.rethrow_if_failed();
 }
 
 namespace attn_detail {
@@ -91,55 +103,54 @@ void dense_attention_rows_bf16(const AttentionInput& in, int row_begin, int row_
     const int64_t nrows = row_end - row_begin;
     if (nrows <= 0) return;
     const float scale = 1.0f / std::sqrt(float(hd));
-    std::string failure;
-    try {
-        const Bf16TileShape shape = dense_tile_shape(std::min<int64_t>(kTileRows, in.rows), in.rows, in.head_dim);
-        const int64_t tile = shape.rows, ntiles = (nrows + tile - 1) / tile;
-        const dnnl::memory::desc k_layout = shape.scores.weights_desc(), v_layout = shape.mix.weights_desc();
-        // Each head's keys and values, converted to bf16 in those layouts by oneDNN's reorder
-        // from the float32 columns in place. Left uninitialized: the reorders write every byte
-        // (zeroing them first cost a pass).
-        const size_t k_bytes = k_layout.get_size(), v_bytes = v_layout.get_size();
-        const std::unique_ptr<std::byte[]> k16(new std::byte[k_bytes * size_t(in.heads)]),
-            v16(new std::byte[v_bytes * size_t(in.heads)]);
-        const dnnl::memory::desc k32({hd, N}, dt::f32, dnnl::memory::dims{1, D});
-        const dnnl::memory::desc v32({N, hd}, dt::f32, dnnl::memory::dims{D, 1});
+    const Bf16TileShape shape = dense_tile_shape(std::min<int64_t>(kTileRows, in.rows), in.rows, in.head_dim);
+    const int64_t tile = shape.rows, ntiles = (nrows + tile - 1) / tile;
+    const dnnl::memory::desc k_layout = shape.scores.weights_desc(), v_layout = shape.mix.weights_desc();
+    // Each head's keys and values, converted to bf16 in those layouts by oneDNN's reorder
+    // from the float32 columns in place. Left uninitialized: the reorders write every byte
+    // (zeroing them first cost a pass).
+    const size_t k_bytes = k_layout.get_size(), v_bytes = v_layout.get_size();
+    const std::unique_ptr<std::byte[]> k16(new std::byte[k_bytes * size_t(in.heads)]),
+        v16(new std::byte[v_bytes * size_t(in.heads)]);
+    const dnnl::memory::desc k32({hd, N}, dt::f32, dnnl::memory::dims{1, D});
+    const dnnl::memory::desc v32({N, hd}, dt::f32, dnnl::memory::dims{D, 1});
+    RegionFailure failure;
 #pragma omp parallel
-        {
-            std::string error;
-            try {
-                dnnl::engine& e = onednn_cpu_engine();
-                dnnl::stream st(e);
+    {
+        dnnl::engine& e = onednn_cpu_engine();
+        std::optional<dnnl::stream> st;
+        std::optional<Bf16Tile> products;
+        std::vector<uint16_t> q16(size_t(tile * hd));
 #pragma omp for schedule(static)
-                for (int h = 0; h < in.heads; ++h) {
-                    dnnl::memory ks(k32, e, const_cast<float*>(in.k + h * hd)), kd(k_layout, e, &k16[h * k_bytes]);
-                    dnnl::memory vs(v32, e, const_cast<float*>(in.v + h * hd)), vd(v_layout, e, &v16[h * v_bytes]);
-                    dnnl::reorder(ks, kd).execute(st, ks, kd);
-                    dnnl::reorder(vs, vd).execute(st, vs, vd);
-                    st.wait();
-                }  // implicit barrier: every tile reads every head's keys
-                Bf16Tile products(shape);
-                std::vector<uint16_t> q16(size_t(tile * hd));
-#pragma omp for schedule(dynamic, 1)
-                for (int64_t task = 0; task < ntiles * in.heads; ++task) {
-                    const int64_t t = task / in.heads, h = task % in.heads, r0 = row_begin + t * tile;
-                    const int64_t rows = std::min(tile, row_end - r0);
-                    for (int64_t r = 0; r < rows; ++r) to_bf16(in.q + (r0 + r) * D + h * hd, hd, scale, &q16[r * hd]);
-                    products.attend(q16.data(), &k16[h * k_bytes], &v16[h * v_bytes], key_mask, rows,
-                                    out + r0 * D + h * hd, D);
-                }
-            } catch (const dnnl::error& e) {
-                error = std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what();
+        for (int h = 0; h < in.heads; ++h) {
+            if (failure.failed()) continue;
+            try {
+                if (!st) st.emplace(e);
+                dnnl::memory ks(k32, e, const_cast<float*>(in.k + h * hd)), kd(k_layout, e, &k16[h * k_bytes]);
+                dnnl::memory vs(v32, e, const_cast<float*>(in.v + h * hd)), vd(v_layout, e, &v16[h * v_bytes]);
+                dnnl::reorder(ks, kd).execute(*st, ks, kd);
+                dnnl::reorder(vs, vd).execute(*st, vs, vd);
+                st->wait();
+            } catch (const std::exception& x) {
+                failure.record(x);
             }
-            if (!error.empty()) {
-#pragma omp critical(precis_bf16_attention_failure)
-                failure = error;
+        }  // implicit barrier: every tile reads every head's keys
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t task = 0; task < ntiles * in.heads; ++task) {
+            if (failure.failed()) continue;
+            const int64_t t = task / in.heads, h = task % in.heads, r0 = row_begin + t * tile;
+            const int64_t rows = std::min(tile, row_end - r0);
+            try {
+                if (!products) products.emplace(shape);
+                for (int64_t r = 0; r < rows; ++r) to_bf16(in.q + (r0 + r) * D + h * hd, hd, scale, &q16[r * hd]);
+                products->attend(q16.data(), &k16[h * k_bytes], &v16[h * v_bytes], key_mask, rows,
+                                 out + r0 * D + h * hd, D);
+            } catch (const std::exception& x) {
+                failure.record(x);
             }
         }
-    } catch (const dnnl::error& e) {
-        failure = std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what();
     }
-    if (!failure.empty()) throw Error(failure);
+    failure.rethrow_if_failed();
 }
 
 }  // namespace attn_detail

@@ -28,6 +28,11 @@ bool bf16_products_supported();
 AttentionProducts int8_attention_products();
 const char* attention_products_name(AttentionProducts p);  // "fp32", "bf16"
 
+// Whether an attention call asked for `products` runs them in bfloat16: asked for, the CPU
+// has it, and no capture (the attention panel shows the float32 weights, and the output
+// must be the one they explain).
+bool runs_bf16_products(AttentionProducts products, const AttentionRecorder* recorder);
+
 // Below this many rows the conversions and oneDNN's per-call costs eat the faster products
 // (bart-base's 12 heads, one layer, 2 threads, float32 against bf16: 0.71 against 0.67 ms at
 // 192 rows, 1.25 against 0.76 at 256, 2.73 against 1.58 at 384, 20.1 against 11.3 at 1,024),

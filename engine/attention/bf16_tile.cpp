@@ -89,11 +89,29 @@ using tag = dnnl::memory::format_tag;
 Bf16TileShape::Bf16TileShape(int64_t rows_, int64_t keys_, int64_t hd_, const dnnl::memory::desc& k_layout,
                              const dnnl::memory::desc& v_layout)
     : rows(rows_), keys(keys_), hd(hd_) {
-    dnnl::engine& e = onednn_cpu_engine();
-    const dnnl::memory::desc q({rows, hd}, dt::bf16, tag::ab), s({rows, keys}, dt::f32, tag::ab);
-    const dnnl::memory::desc p({rows, keys}, dt::bf16, tag::ab), o({rows, hd}, dt::f32, tag::ab);
-    scores = dnnl::matmul::primitive_desc(dnnl::matmul::desc(q, k_layout, s), e);
-    mix = dnnl::matmul::primitive_desc(dnnl::matmul::desc(p, v_layout, o), e);
+    try {
+        dnnl::engine& e = onednn_cpu_engine();
+        const dnnl::memory::desc q({rows, hd}, dt::bf16, tag::ab), s({rows, keys}, dt::f32, tag::ab);
+        const dnnl::memory::desc p({rows, keys}, dt::bf16, tag::ab), o({rows, hd}, dt::f32, tag::ab);
+        scores = dnnl::matmul::primitive_desc(dnnl::matmul::desc(q, k_layout, s), e);
+        mix = dnnl::matmul::primitive_desc(dnnl::matmul::desc(p, v_layout, o), e);
+    } catch (const dnnl::error& e) {
+        RegionFailure failure;
+        failure.record(e);
+        failure.rethrow_if_failed();
+    }
+}
+
+void RegionFailure::record(const std::exception& e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failed_) return;
+    what_ = dynamic_cast<const dnnl::error*>(&e) ? std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what()
+                                                 : std::string(e.what());
+    failed_ = true;
+}
+
+void RegionFailure::rethrow_if_failed() const {
+    if (failed()) throw Error(what_);
 }
 
 Bf16Tile::Bf16Tile(const Bf16TileShape& shape)

@@ -4,7 +4,11 @@
 // softmax between them. Internal to engine/attention; everything here needs AVX512-BF16.
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <atomic>
 #include <cstdint>
+#include <exception>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include "engine/attention/attention_kernels.h"
@@ -23,13 +27,29 @@ float exp_row_to_bf16(const float* s, int64_t cols, const float* mask, uint16_t*
 // `keys` keys, hd wide:
 //   scores[rows, keys] (f32) = q[rows, hd] (bf16, dense) . k^T[hd, keys]
 //   mixed[rows, hd] (f32, dense) = p[rows, keys] (bf16, dense) . v[keys, hd]
-// k^T and v in the given layouts: format_tag::any lets oneDNN pick its blocked ones.
+// k^T and v in the given layouts: format_tag::any lets oneDNN pick its blocked ones. The
+// constructor throws precis::Error if oneDNN cannot make the products.
 struct Bf16TileShape {
     int64_t rows, keys, hd;
     dnnl::matmul::primitive_desc scores, mix;
 
     Bf16TileShape(int64_t rows, int64_t keys, int64_t hd, const dnnl::memory::desc& k_layout,
                   const dnnl::memory::desc& v_layout);
+};
+
+// The first failure among an OpenMP region's iterations, thrown once the region is over: an
+// exception must not leave a region, and every thread must still reach each of its
+// worksharing loops. A dnnl::error is named as the bf16 attention's.
+class RegionFailure {
+public:
+    void record(const std::exception& e);
+    bool failed() const { return failed_.load(std::memory_order_relaxed); }
+    void rethrow_if_failed() const;  // precis::Error with the first failure's message
+
+private:
+    std::mutex mutex_;
+    std::atomic<bool> failed_{false};
+    std::string what_;
 };
 
 // One thread's products and buffers for one shape. Runs inside the engine's OpenMP regions,

@@ -455,16 +455,11 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
         if (sparse) recorder->sparse.blocks.resize(size_t(nb));
     }
     const int ntasks = nb * in.heads;
-    // int8 runs: the blocks' products in bfloat16 (bf16_attention.h); a capture keeps float32.
+    // int8 runs: the blocks' products in bfloat16 (bf16_attention.h).
     std::optional<attn_detail::Bf16TileShape> bf16_shape;
-    if (in.products == AttentionProducts::Bfloat16 && !recorder && bf16_products_supported()) {
-        try {
-            bf16_shape.emplace(attn_detail::Bf16BlockAttention::shape_for(B, G + (sparse ? 2 * g.SB : 0) + 3 * B, hd));
-        } catch (const dnnl::error& e) {
-            throw Error(std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what());
-        }
-    }
-    std::string failure;
+    if (runs_bf16_products(in.products, recorder))
+        bf16_shape.emplace(attn_detail::Bf16BlockAttention::shape_for(B, G + (sparse ? 2 * g.SB : 0) + 3 * B, hd));
+    attn_detail::RegionFailure failure;
 #pragma omp parallel
     {
         BlockScratch scratch;
@@ -494,16 +489,13 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
             AttentionRecorder::Block* blk =
                 (recorder && recorder->head == h) ? &recorder->blocks[rec_base + size_t(i)] : nullptr;
             if (bf16_shape) {
+                if (failure.failed()) continue;
                 try {
                     if (!bf16) bf16.emplace(*bf16_shape);
                     bf16->attend(in.q + qrow * D + size_t(h) * hd, D, segs, nseg, scale, out + qrow * D + size_t(h) * hd,
                                  D);
-                } catch (const dnnl::error& e) {
-#pragma omp critical(precis_lsg_bf16_failure)
-                    failure = std::string("the bfloat16 attention product (oneDNN) failed: ") + e.what();
                 } catch (const std::exception& e) {
-#pragma omp critical(precis_lsg_bf16_failure)
-                    failure = e.what();
+                    failure.record(e);
                 }
                 continue;
             }
@@ -529,7 +521,7 @@ void lsg_attention(const AttentionInput& in, const float* token_mask, int num_gl
             }
         }
     }
-    if (!failure.empty()) throw Error(failure);
+    failure.rethrow_if_failed();
 }
 
 }  // namespace precis

@@ -9,6 +9,8 @@
 
 #include "engine/attention/attention.h"
 #include "engine/attention/bf16_attention.h"
+#include "engine/attention/bf16_tile.h"
+#include "engine/core/error.h"
 #include "tests/engine/attention_test_util.h"
 #include "tests/support/numeric.h"
 
@@ -124,6 +126,20 @@ TEST(Bf16Attention, ACaptureTakesTheFloat32ProductsBitForBit) {
     const std::vector<float> captured = attend(x, nullptr, AttentionProducts::Bfloat16, &rec);
     EXPECT_FALSE(rec.blocks.empty());
     EXPECT_TRUE(same_bits(captured, attend(x, nullptr, AttentionProducts::Float32)));
+}
+
+TEST(Bf16Attention, AFailureInsideTheThreadsIsThrownOnceWithTheFirstMessage) {
+    attn_detail::RegionFailure failure;
+    EXPECT_NO_THROW(failure.rethrow_if_failed());
+    failure.record(dnnl::error(dnnl_out_of_memory, "could not allocate"));
+    failure.record(Error("a later failure"));
+    EXPECT_TRUE(failure.failed());
+    try {
+        failure.rethrow_if_failed();
+        ADD_FAILURE() << "nothing thrown";
+    } catch (const Error& e) {
+        EXPECT_EQ(std::string(e.what()), "the bfloat16 attention product (oneDNN) failed: could not allocate");
+    }
 }
 
 TEST(Bf16Attention, Int8RunsTakeBfloat16ExactlyWhereTheCpuHasIt) {
