@@ -5,7 +5,7 @@
 #include <QString>
 
 #include "engine/attention/attention_pattern.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis::ui {
 

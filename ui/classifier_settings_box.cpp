@@ -10,7 +10,7 @@
 #include <QPushButton>
 
 #include "app/qt_file_names.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis::ui {
 

@@ -232,6 +232,7 @@ void MainWindow::connect_engine() {
     connect(w, &EngineWorker::summary_finished, this, &MainWindow::on_summary_finished);
     connect(w, &EngineWorker::classification_finished, this, &MainWindow::on_classification_finished);
     connect(w, &EngineWorker::failed, this, &MainWindow::on_failed);
+    connect(w, &EngineWorker::document_failed, this, &MainWindow::on_document_failed);
     connect(w, &EngineWorker::cancelled, this, &MainWindow::on_cancelled);
     connect(w, &EngineWorker::password_needed, this, &MainWindow::on_password_needed);
     connect(w, &EngineWorker::progress, run_status_, &RunStatus::set_stage);
@@ -321,8 +322,12 @@ bool MainWindow::confirm_losing_work(const QString& title, const QString& questi
 
 void MainWindow::cancel_run_confirmed() {
     if (!engine_->busy()) return;
+    // A batched run (no single running entry) keeps the summaries that finish before the cancel.
+    const bool batch = running_ticket_ && !running_entry_;
     if (!confirm_losing_work(tr("Cancel the run"),
-                             tr("The run has been going for %1 s. Cancel it? Nothing of it will be stored.")
+                             (batch ? tr("The run has been going for %1 s. Cancel it? The summaries already finished "
+                                         "are kept; the others will not be stored.")
+                                    : tr("The run has been going for %1 s. Cancel it? Nothing of it will be stored."))
                                  .arg(busy_since_.elapsed() / 1000)))
         return;
     cancel_run();
@@ -412,6 +417,7 @@ void MainWindow::show_document(qint64 document_id) {
     }
     summary_panel_->show_document(document_id);
     if (document_id == streaming_document_) summary_panel_->show_streaming(streaming_text_);
+    else if (batch_entries_.contains(document_id)) summary_panel_->show_streaming(QString());  // a batch streams no text
     {
         const QSignalBlocker block(library_panel_);
         library_panel_->select_document(document_id);
@@ -438,13 +444,21 @@ void MainWindow::update_attention_document() {
 }
 
 void MainWindow::on_summary_finished(const SummaryOutcome& outcome) {
-    running_outcome_ = int(RunQueuePanel::State::Done);
-    streaming_document_ = 0;
+    QString message = tr("Summary stored in the library.");
+    if (const int entry = batch_entries_.take(outcome.document_id)) {
+        // One document of a batched run: its entry is done; the others run on.
+        if (const std::optional<RunQueuePanel::Entry> e = queue_->entry(entry))
+            message = tr("The summary of %1 is stored in the library.").arg(e->name);
+        queue_->set_state(entry, RunQueuePanel::State::Done);
+        ++batch_stored_;
+    } else {
+        running_outcome_ = int(RunQueuePanel::State::Done);
+        streaming_document_ = 0;
+    }
     library_panel_->refresh();
     summary_panel_->set_passages(outcome.summary_id, outcome.passages);
     if (outcome.document_id == current_document_) summary_panel_->show_document(outcome.document_id, outcome.summary_id);
     update_attention_document();
-    QString message = tr("Summary stored in the library.");
     if (outcome.truncated)
         message += tr(" The model read the first %1 of %2 tokens; the rest was not summarized.").arg(outcome.tokens_read).arg(outcome.input_tokens);
     show_status(message, 10000);
@@ -484,7 +498,14 @@ void MainWindow::on_cancelled(quint64 ticket) {
     if (it != requests_.constEnd() && *it == Request::Classify && ticket == running_ticket_)
         running_outcome_ = int(RunQueuePanel::State::Cancelled);
     if (it != requests_.constEnd() && *it == Request::Capture) attention_panel_->capture_failed(tr("Cancelled."));
-    show_status(tr("Cancelled; nothing was stored."), 5000);
+    // A batched run (no single running entry) keeps the summaries that finished before the cancel.
+    const bool batch_kept = ticket == running_ticket_ && !running_entry_ && batch_stored_ > 0;
+    if (batch_kept && batch_stored_ == 1)
+        show_status(tr("Cancelled; the summary that had finished is kept, the others were not stored."), 5000);
+    else if (batch_kept)
+        show_status(tr("Cancelled; the %1 summaries that had finished are kept, the others were not stored.").arg(batch_stored_), 5000);
+    else
+        show_status(tr("Cancelled; nothing was stored."), 5000);
 }
 
 void MainWindow::on_password_needed(const QString& path, bool wrong_password) {

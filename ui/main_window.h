@@ -110,8 +110,12 @@ private:
     void track(quint64 ticket, Request kind, const QString& what);
     // ui/main_window_queue.cpp: the run queue (summaries and classifications).
     void enqueue_current(int task);  // task: a RunQueuePanel::Task
+    // The next waiting work: a Classify alone; a Summarize alone when it is the only one
+    // waiting, else the waiting Summarize entries together as one request.
     void start_next_run();
     void finish_run(quint64 ticket, int state);  // state: a RunQueuePanel::State
+    // A batched run's document that failed alone; its entry is marked Failed.
+    void on_document_failed(quint64 ticket, qint64 document_id, const QString& message);
     // ui/main_window_classify.cpp: what Classify says when it cannot run, and the labels
     // pane's note about a waiting classification removed from the queue.
     void show_classifier_missing(const QString& message);
@@ -157,6 +161,10 @@ private:
     int queued_status_entry_ = 0;  // the entry the status bar's "queued" message is about
     quint64 running_ticket_ = 0;
     int running_outcome_ = 0;    // RunQueuePanel::State the running entry ends in
+    // A batched run's entries still running, by document (a document is queued once); each
+    // leaves as its summary or failure arrives; running_entry_ is 0 meanwhile.
+    QHash<qint64, int> batch_entries_;
+    int batch_stored_ = 0;       // the batched run's summaries stored so far
     bool closing_ = false;
     QElapsedTimer busy_since_;  // restarted whenever the engine becomes busy
     int confirm_after_ms_ = kConfirmLosingWorkAfterMs;

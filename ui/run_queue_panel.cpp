@@ -36,7 +36,8 @@ RunQueuePanel::RunQueuePanel(QWidget* parent)
     : QWidget(parent), list_(new QListWidget(this)), remove_(new QPushButton(tr("Remove"), this)),
       clear_(new QPushButton(tr("Clear finished"), this)) {
     auto* title = new QLabel(tr("<b>Queued runs</b>"), this);
-    list_->setToolTip(tr("Summaries and classifications asked for during a run wait here; Delete removes a waiting one"));
+    list_->setToolTip(tr("Summaries and classifications asked for during a run wait here; waiting summaries start "
+                         "together when the run ends. Delete removes a waiting one"));
     // A narrow library column must not hide the state behind a sideways scroll: long file
     // names are shortened in the middle, and each line's tooltip holds it whole.
     list_->setTextElideMode(Qt::ElideMiddle);
@@ -70,9 +71,11 @@ int RunQueuePanel::add(qint64 document_id, const QString& name, Task task) {
     return last_id_;
 }
 
-void RunQueuePanel::set_state(int id, State state) {
+void RunQueuePanel::set_state(int id, State state) { set_states({id}, state); }
+
+void RunQueuePanel::set_states(const QVector<int>& ids, State state) {
     for (Entry& e : entries_)
-        if (e.id == id) e.state = state;
+        if (ids.contains(e.id)) e.state = state;
     // Keep the newest finished entries only.
     int finished_seen = 0;
     for (int i = int(entries_.size()) - 1; i >= 0; --i)
@@ -84,6 +87,13 @@ std::optional<RunQueuePanel::Entry> RunQueuePanel::next_waiting() const {
     for (const Entry& e : entries_)
         if (e.state == State::Waiting) return e;
     return std::nullopt;
+}
+
+QVector<RunQueuePanel::Entry> RunQueuePanel::waiting(Task task, int at_most) const {
+    QVector<Entry> out;
+    for (const Entry& e : entries_)
+        if (e.state == State::Waiting && e.task == task && int(out.size()) < at_most) out.push_back(e);
+    return out;
 }
 
 std::optional<RunQueuePanel::Entry> RunQueuePanel::entry(int id) const {

@@ -2,7 +2,8 @@
 // The summaries and classifications the window has been asked for, in order: waiting,
 // running, then done, failed or cancelled. Summarize or Classify on a document during a run
 // adds it here instead of starting it; the main window starts the next waiting one when a
-// run ends. A waiting entry can be removed (Delete, or the Remove button).
+// run ends (the waiting summaries together, several entries running at once). A waiting
+// entry can be removed (Delete, or the Remove button).
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -32,7 +33,10 @@ public:
     // A new waiting entry; returns its id.
     int add(qint64 document_id, const QString& name, Task task = Task::Summarize);
     void set_state(int id, State state);
+    void set_states(const QVector<int>& ids, State state);  // a batched run's entries at once
     std::optional<Entry> next_waiting() const;
+    // The waiting entries of `task`, in line order, at most `at_most` of them.
+    QVector<Entry> waiting(Task task, int at_most) const;
     std::optional<Entry> entry(int id) const;
     bool remove(int id);  // only a waiting entry; false otherwise
     bool is_waiting(qint64 document_id, Task task = Task::Summarize) const;

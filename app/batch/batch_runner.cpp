@@ -13,6 +13,7 @@
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "engine/model/model.h"
+#include "engine/pipeline/input_text.h"
 
 namespace precis {
 
@@ -53,6 +54,9 @@ QStringList list_documents(const QString& root, bool recursive) {
 }
 
 namespace {
+
+// Documents read ahead of the model (at least): enough for a full batch with room to sort.
+constexpr int kDocumentsPerChunk = 64;
 
 // SQLite on a shared file system must never have two writers, so each shard has its own
 // file: a library that already holds another shard of this folder was given twice.
@@ -124,61 +128,124 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
     for (const std::string& l : opts.classify.candidate_labels) candidate_labels << QString::fromStdString(l);
     const QString classifier_name =
         opts.classifier ? QString::fromStdString(opts.classifier->model().name()) : QString();
-    auto summarize_document = [&](const IngestedDocument& doc) {
-        if (opts.extractive) {
-            extractive::ExtractiveOptions e = opts.extractive_options;
-            e.should_abort = cb.run.should_abort;
-            return make_extractive_summary_record(0, doc.page_offsets, extractive::summarize_extractive(doc.text, e), e);
-        }
-        SummaryResult r = summarizer->summarize(doc.text.toStdString(), summarize, cb.run);
-        // The backend as it is now: the CPU after a GPU failure earlier in the batch.
-        return make_summary_record(0, doc.text, doc.page_offsets, summarizer->model(), r, opts.summarize,
-                                   QString::fromStdString(summarizer->backend().name()));
-    };
-    for (const QString& path : start.pending) {
-        if (cb.run.should_abort && cb.run.should_abort()) {
-            report.cancelled = true;
-            break;
-        }
-        if (cb.on_file_started) cb.on_file_started(finished, report.total, path);
-        try {
-            IngestOptions ingest_options;
-            ingest_options.should_abort = cb.run.should_abort;
-            IngestedDocument doc = ingest_file(path, ingest_options);
-            // Only the missing work: a summary of this content with these settings, or this
-            // classifier's labels, already in the library are not made again.
-            const std::optional<qint64> known = library.find_document_by_hash(doc.content_hash);
-            const std::optional<qint64> existing = known ? summary_with_settings(library, *known, wanted) : std::nullopt;
-            const bool label = opts.classifier && !(known && has_labels_from(library, *known, classifier_name,
-                                                                            candidate_labels));
-            SummaryRecord record;
-            if (!existing) record = summarize_document(doc);
-            const qint64 doc_id = library.add_or_get_document(doc);
-            if (label) {
-                ClassificationResult c = opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
-                library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
-            }
-            if (existing) {
-                library.mark_item_done(report.job_id, path, *existing);
-                ++report.kept;
-            } else {
-                // Summary and "item done" in one transaction.
-                record.document_id = doc_id;
-                library.add_summary_for_batch_item(report.job_id, path, record);
-                ++report.done_now;
-            }
-            if (cb.on_file_finished) cb.on_file_finished(path, true, {});
-        } catch (const Cancelled&) {
-            report.cancelled = true;  // the item stays pending: the next run does it
-            break;
-        } catch (const std::exception& e) {
-            QString reason = QString::fromUtf8(e.what());
-            if (dynamic_cast<const IngestError*>(&e) == nullptr) reason = path_for_display(path) + ": " + reason;
-            library.mark_item_failed(report.job_id, path, reason);
-            report.failures.push_back({path, reason});
-            if (cb.on_file_finished) cb.on_file_finished(path, false, reason);
-        }
+    // One document's end, whichever way it went: counted, reported, and (on failure) stored
+    // as failed with its reason.
+    auto succeeded = [&](const QString& path) {
         ++finished;
+        if (cb.on_file_finished) cb.on_file_finished(path, true, {});
+    };
+    auto failed = [&](const QString& path, const std::exception& e) {
+        QString reason = QString::fromUtf8(e.what());
+        if (dynamic_cast<const IngestError*>(&e) == nullptr) reason = path_for_display(path) + ": " + reason;
+        library.mark_item_failed(report.job_id, path, reason);
+        report.failures.push_back({path, reason});
+        ++finished;
+        if (cb.on_file_finished) cb.on_file_finished(path, false, reason);
+    };
+    // Labels (when asked and missing), then the summary and "item done" in one transaction.
+    auto store = [&](const QString& path, const IngestedDocument& doc, SummaryRecord record, bool label) {
+        const qint64 doc_id = library.add_or_get_document(doc);
+        if (label) {
+            ClassificationResult c = opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
+            library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
+        }
+        record.document_id = doc_id;
+        library.add_summary_for_batch_item(report.job_id, path, record);
+        ++report.done_now;
+    };
+
+    // A document read and waiting for its summary.
+    struct Waiting {
+        QString path;
+        IngestedDocument doc;
+        bool label = false;
+    };
+    // Documents are read a chunk at a time and the model summarizes a chunk's documents
+    // together (engine/generate/document_batch.h); a chunk bounds the texts held at once.
+    const int chunk = std::max(kDocumentsPerChunk, 2 * opts.batch_size);
+    try {
+        for (qsizetype next = 0; next < start.pending.size();) {
+            std::vector<Waiting> waiting;
+            for (; next < start.pending.size() && int(waiting.size()) < chunk; ++next) {
+                const QString& path = start.pending[next];
+                cb.run.check_abort();
+                if (cb.on_file_started) cb.on_file_started(finished, report.total, path);
+                try {
+                    IngestOptions ingest_options;
+                    ingest_options.should_abort = cb.run.should_abort;
+                    IngestedDocument doc = ingest_file(path, ingest_options);
+                    // Only the missing work: a summary of this content with these settings, or
+                    // this classifier's labels, already in the library are not made again.
+                    const std::optional<qint64> known = library.find_document_by_hash(doc.content_hash);
+                    const std::optional<qint64> existing =
+                        known ? summary_with_settings(library, *known, wanted) : std::nullopt;
+                    const bool label = opts.classifier && !(known && has_labels_from(library, *known, classifier_name,
+                                                                                    candidate_labels));
+                    if (existing) {
+                        const qint64 doc_id = library.add_or_get_document(doc);
+                        if (label) {
+                            ClassificationResult c =
+                                opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
+                            library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
+                        }
+                        library.mark_item_done(report.job_id, path, *existing);
+                        ++report.kept;
+                        succeeded(path);
+                    } else if (opts.extractive) {
+                        extractive::ExtractiveOptions e = opts.extractive_options;
+                        e.should_abort = cb.run.should_abort;
+                        store(path, doc,
+                              make_extractive_summary_record(0, doc.page_offsets,
+                                                             extractive::summarize_extractive(doc.text, e), e),
+                              label);
+                        succeeded(path);
+                    } else {
+                        waiting.push_back({path, std::move(doc), label});
+                    }
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    failed(path, e);
+                }
+            }
+            if (waiting.empty()) continue;
+            // The chunk's documents as ids; one that cannot be read as such fails alone.
+            std::vector<std::vector<int64_t>> ids;
+            std::vector<int> of;  // ids[k] is waiting[of[k]]
+            for (size_t i = 0; i < waiting.size(); ++i) {
+                try {
+                    const std::string text = waiting[i].doc.text.toStdString();
+                    if (is_blank(text)) throw Error("the document has no text to summarize");
+                    ids.push_back(require_tokenizer(summarizer->model()).encode(text, true));
+                    of.push_back(int(i));
+                } catch (const std::exception& e) {
+                    failed(waiting[i].path, e);
+                }
+            }
+            ManySummariesCallbacks on;
+            on.done = [&](int k, SummaryResult r) {
+                const Waiting& w = waiting[size_t(of[size_t(k)])];
+                try {
+                    // The backend as it is now: the CPU after a GPU failure earlier in the batch.
+                    store(w.path, w.doc,
+                          make_summary_record(0, w.doc.text, w.doc.page_offsets, summarizer->model(), r, opts.summarize,
+                                              QString::fromStdString(summarizer->backend().name())),
+                          w.label);
+                    succeeded(w.path);
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    failed(w.path, e);
+                }
+            };
+            on.failed = [&](int k, const std::string& why) {
+                const Waiting& w = waiting[size_t(of[size_t(k)])];
+                failed(w.path, Error(why));
+            };
+            summarizer->summarize_many(ids, summarize, opts.batch_size, on, cb.run);
+        }
+    } catch (const Cancelled&) {
+        report.cancelled = true;  // what did not finish stays pending: the next run does it
     }
     return report;
 }

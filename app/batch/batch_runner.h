@@ -29,6 +29,9 @@ struct BatchOptions {
     // How the summarizer summarizes. (Each record names the device its summary ran on: the
     // summarizer's backend at that moment, the CPU after a GPU failure.)
     SummarizeOptions summarize;
+    // Documents the model summarizes together (engine/generate/document_batch.h); 0: auto,
+    // as many as the memory free and the model's size call for.
+    int batch_size = 0;
     // Optional: also classify each document with this classifier.
     std::shared_ptr<const Classifier> classifier;
     ClassifyOptions classify;

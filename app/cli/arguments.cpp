@@ -109,4 +109,13 @@ std::vector<std::string> split_list(const std::string& s, char sep) {
     return out;
 }
 
+int batch_size_value(const Arguments& args) {
+    const std::string s = args.value_or("--batch-size", "auto");
+    if (s == "auto") return 0;
+    const std::optional<int> n = args.int_value("--batch-size");
+    if (!n || *n < 1)
+        throw Error("--batch-size needs a number of documents (1 or more) or auto, not '" + s + "'");
+    return *n;
+}
+
 }  // namespace precis::cli

@@ -47,6 +47,10 @@ private:
     std::vector<std::string> positional_;
 };
 
+// --batch-size N|auto: documents the model summarizes together; 0 for auto (the default).
+// Throws UsageError-style precis::Error for anything else.
+int batch_size_value(const Arguments& args);
+
 // The first argument that is neither an option nor the value of one of `valued_options`:
 // the subcommand of `library` and `model`, found before parsing so that each subcommand
 // is parsed with its own options. Empty when there is none.

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "app/cli/arguments.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/run_options.h"
 
 namespace precis {

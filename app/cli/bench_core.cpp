@@ -4,6 +4,7 @@
 // come from the same run). Each (length, compute type) runs in a child process so that the
 // peak memory reported belongs to it alone.
 #include "app/cli/bench_core.h"
+#include "app/cli/bench_docs.h"
 #include "app/cli/bench_rounds.h"
 
 #include <sys/resource.h>
@@ -22,12 +23,12 @@
 #include "engine/backend/backend.h"
 #include "engine/backend/int8_gemm.h"
 #include "engine/backend/sgemm.h"
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 #include "engine/core/error.h"
 #include "engine/generate/generation.h"
 #include "engine/model/bart_weights.h"
 #include "engine/model/compute_type.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/cross_memory.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
@@ -41,7 +42,7 @@ BenchDeviceHooks& bench_device_hooks() {
 
 std::set<std::string> bench_option_names() {
     return {"--model",  "--shape",        "--device", "--dtype",         "--lengths", "--repeat",
-            "--new-tokens", "--beams", "--compute-type", "--rounds"};
+            "--new-tokens", "--beams", "--compute-type", "--rounds", "--docs", "--batch-size"};
 }
 
 std::set<std::string> bench_flag_names() { return {"--json", "--child", "--include-infeasible"}; }
@@ -468,6 +469,7 @@ nlohmann::json run_child(const std::vector<std::string>& raw, const BenchFrontEn
 }  // namespace
 
 int run_bench(const Arguments& args, const std::vector<std::string>& raw, const BenchFrontEnd& front) {
+    if (args.value("--docs")) return bench_docs(args, front);
     std::vector<int> lengths;
     for (const std::string& s : split_list(args.value_or("--lengths", "1024,4096,16384"))) {
         try {

@@ -60,6 +60,7 @@ int cmd_batch(const Args& raw) {
     opts.recursive = args.flag("--recursive");
     opts.retry_failed = args.flag("--retry-failed");
     opts.shard = shard;
+    opts.batch_size = batch_size_value(args);
     opts.extractive = choice.method == SummaryMethod::Extractive;
     opts.extractive_options = extractive_from_flags(args);
     if (!opts.extractive) {

@@ -2,6 +2,7 @@
 // JSON object per file). --method picks a neural model or an extractive summary (auto:
 // neural when a model is installed). A file that fails is reported and the others still run.
 #include <iostream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,7 @@
 #include "app/ingest/ingest.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
+#include "engine/pipeline/input_text.h"
 #include "engine/pipeline/summarizer.h"
 
 namespace precis::cli {
@@ -32,12 +34,10 @@ void print_json(const nlohmann::json& o) {
     std::cout << o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << std::endl;
 }
 
-// One file, neural: the model's summary.
-void summarize_neural(const std::string& file, const IngestedDocument& doc, const Summarizer& summarizer,
-                      const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where, bool json,
-                      size_t files) {
-    SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(file));
-    progress_done();
+// A neural summary as the person asked for it: text, or one JSON object.
+void print_neural(const std::string& file, const IngestedDocument& doc, const SummaryResult& r,
+                  const Summarizer& summarizer, const SummarizeOptions& opts, const LoadedRun& run,
+                  const ModelLocation& where, bool json, size_t files) {
     if (r.truncated)
         std::cerr << "precis: " << file << ": read the first " << r.tokens_read << " of " << r.input_tokens
                   << " tokens (the model's limit); the rest was not summarized\n";
@@ -60,6 +60,77 @@ void summarize_neural(const std::string& file, const IngestedDocument& doc, cons
     o["test_model"] = where.is_test_model;
     o["parameters"] = describe_options(opts);
     print_json(o);
+}
+
+// One file, neural: the model's summary, with its encoding and generating progress.
+void summarize_neural(const std::string& file, const IngestedDocument& doc, const Summarizer& summarizer,
+                      const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where, bool json,
+                      size_t files) {
+    SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(file));
+    progress_done();
+    print_neural(file, doc, r, summarizer, opts, run, where, json, files);
+}
+
+// Several files, neural: read them all, then the model summarizes them together
+// (engine/generate/document_batch.h); each is printed in the files' order as soon as the
+// ones before it are, and the status line counts documents as they finish. Returns failures.
+int summarize_neural_together(const std::vector<std::string>& shown, const std::vector<IngestedDocument>& docs,
+                              const std::vector<std::string>& read_errors, const Summarizer& summarizer,
+                              const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where,
+                              int batch_size, bool json) {
+    const size_t n = shown.size();
+    std::vector<std::optional<SummaryResult>> done(n);
+    std::vector<std::string> errors = read_errors;  // non-empty: the file failed
+    std::vector<std::vector<int64_t>> ids;
+    std::vector<size_t> file_of;
+    for (size_t i = 0; i < n; ++i) {
+        if (!errors[i].empty()) continue;
+        const std::string text = docs[i].text.toStdString();
+        if (is_blank(text)) {
+            errors[i] = shown[i] + ": the document has no text to summarize";
+            continue;
+        }
+        ids.push_back(require_tokenizer(summarizer.model()).encode(text, true));
+        file_of.push_back(i);
+    }
+    size_t printed = 0, finished = n - ids.size();
+    int failures = 0;
+    auto flush = [&] {
+        for (; printed < n && (done[printed] || !errors[printed].empty()); ++printed) {
+            progress_done();
+            if (!errors[printed].empty()) {
+                std::cerr << "precis: " << errors[printed] << "\n";
+                ++failures;
+            } else {
+                print_neural(shown[printed], docs[printed], *done[printed], summarizer, opts, run, where, json, n);
+                done[printed].reset();
+            }
+        }
+        if (printed < n)
+            progress_line("summarized " + std::to_string(finished) + " of " + std::to_string(n) + " documents");
+    };
+    flush();
+    ManySummariesCallbacks on;
+    on.done = [&](int k, SummaryResult r) {
+        done[file_of[size_t(k)]] = std::move(r);
+        ++finished;
+        flush();
+    };
+    on.failed = [&](int k, const std::string& why) {
+        errors[file_of[size_t(k)]] = shown[file_of[size_t(k)]] + ": " + why;
+        ++finished;
+        flush();
+    };
+    RunCallbacks cb;
+    cb.should_abort = [] { return cancel_requested(); };
+    cb.on_notice = [](const std::string& line) {
+        progress_done();
+        std::cerr << "precis: " << line << "\n";
+    };
+    summarizer.summarize_many(ids, opts, batch_size, on, cb);
+    flush();
+    progress_done();
+    return failures;
 }
 
 // One file, extractive: the document's own sentences, with where they are.
@@ -136,13 +207,21 @@ int cmd_summarize(const Args& raw) {
     const size_t files = args.positional().size();
     int failures = 0;
     bool notice_said = false;
+    // Several files for a model: read first, then summarized together.
+    const bool together = neural && files > 1;
+    std::vector<std::string> shown_names, read_errors;
+    std::vector<IngestedDocument> read_docs;
     for (const std::string& file : args.positional()) {
         // File names are bytes: opened as given, shown with odd bytes escaped (app/file_names.h).
         const std::string shown = display_utf8(path_from_native(file));
         try {
             IngestedDocument doc = ingest_file(path_from_native(file), ingest_opts);
             for (const QString& note : doc.notes) std::cerr << "precis: " << shown << ": " << note.toStdString() << "\n";
-            if (neural) {
+            if (together) {
+                shown_names.push_back(shown);
+                read_docs.push_back(std::move(doc));
+                read_errors.emplace_back();
+            } else if (neural) {
                 summarize_neural(shown, doc, *summarizer, opts, *run, *choice.model, json, files);
             } else {
                 // Said once, and only when there is a document to summarize (not before an
@@ -154,10 +233,21 @@ int cmd_summarize(const Args& raw) {
         } catch (const Cancelled&) {
             throw;
         } catch (const std::exception& e) {
+            if (together) {
+                // Reported in the files' order with the summaries.
+                shown_names.push_back(shown);
+                read_docs.emplace_back();
+                const bool named = dynamic_cast<const IngestError*>(&e) != nullptr;
+                read_errors.push_back(named ? std::string(e.what()) : shown + ": " + e.what());
+                continue;
+            }
             report_file_failure(shown, e);
             ++failures;
         }
     }
+    if (together)
+        failures += summarize_neural_together(shown_names, read_docs, read_errors, *summarizer, opts, *run,
+                                              *choice.model, batch_size_value(args), json);
     return failures ? 1 : 0;
 }
 

@@ -30,7 +30,7 @@ std::set<std::string> generation_flag_names() { return {"--early-stopping"}; }
 std::set<std::string> summarize_option_names() {
     std::set<std::string> names = attention_option_names();
     names.merge(generation_option_names());
-    names.insert({"--model", "--device", "--dtype", "--compute-type"});
+    names.insert({"--model", "--device", "--dtype", "--compute-type", "--batch-size"});
     return names;
 }
 

@@ -9,7 +9,7 @@
 
 #include "app/cli/arguments.h"
 #include "engine/model/compute_type.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/run_options.h"
 
 #include "app/cli/attention_flags.h"

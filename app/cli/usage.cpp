@@ -17,6 +17,9 @@ Model and device:
                             fp16 and bf16 are faster on the GPU; the CPU ignores it
   --compute-type fp32|int8|fp16-weights
                             CPU weight storage (int8 and fp16 trade accuracy for speed)
+  --batch-size N|auto       documents the model summarizes together when there are
+                            several (auto, the default: as many as speed gains from and
+                            half the free memory holds; running out halves it)
 Generation:
   --beams N  --length-penalty X  --max-length N  --min-length N  --no-repeat-ngram N
   --max-new-tokens N  --early-stopping
@@ -238,6 +241,11 @@ Times the encoder, greedy generation and peak memory per input length and comput
   --merge-summaries N       time precis library merge of N summaries instead (and its
                             memory): --shards K libraries (4), --document-bytes B (2000)
   --json                    one JSON array
+  --docs DOCS.jsonl         many documents at once instead: every document of DOCS.jsonl
+                            ({"ids": [...]} a line) gets exactly --new-tokens tokens with
+                            --beams B, --batch-size N|auto at a time, on --model DIR and
+                            one --compute-type; prints one JSON line (seconds, ids,
+                            peak_memory_mb, batch_size)
   (and the attention options of precis summarize)
 )"},
         {"eval", std::string(R"(usage: precis eval --input PAIRS.jsonl [OPTIONS]

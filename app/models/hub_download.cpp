@@ -31,7 +31,7 @@
 #include "engine/convert/bart_to_lsg.h"
 #include "engine/core/byte_progress.h"
 #include "engine/core/error.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis::models {
 

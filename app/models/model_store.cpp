@@ -11,7 +11,7 @@
 #include "app/models/hub_environment.h"
 #include "app/paths.h"
 #include "engine/core/error.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis::models {
 

@@ -4,7 +4,7 @@
 #include "app/file_names.h"
 #include "engine/core/checked.h"
 #include "engine/core/error.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

@@ -13,7 +13,7 @@
 
 #include "app/extractive/extractive_summarizer.h"
 #include "app/worker/classifier_settings.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/summarizer.h"
 

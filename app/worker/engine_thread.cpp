@@ -44,6 +44,10 @@ quint64 EngineThread::summarize(qint64 document_id, const EngineSettings& s) {
     return post([document_id, s](EngineWorker* w, quint64 t) { w->summarize(t, document_id, s); });
 }
 
+quint64 EngineThread::summarize_many(const QVector<qint64>& document_ids, const EngineSettings& s) {
+    return post([document_ids, s](EngineWorker* w, quint64 t) { w->summarize_many(t, document_ids, s); });
+}
+
 quint64 EngineThread::classify(qint64 document_id, const EngineSettings& s) {
     return post([document_id, s](EngineWorker* w, quint64 t) { w->classify(t, document_id, s); });
 }

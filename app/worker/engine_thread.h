@@ -26,6 +26,8 @@ public:
     quint64 prepare_model(const EngineSettings& settings);
     quint64 open_document(const QString& path, const QString& password = {});
     quint64 summarize(qint64 document_id, const EngineSettings& settings);
+    // The documents summarized together, as one request (EngineWorker::summarize_many).
+    quint64 summarize_many(const QVector<qint64>& document_ids, const EngineSettings& settings);
     quint64 classify(qint64 document_id, const EngineSettings& settings);
     quint64 trace_sources(qint64 summary_id, const EngineSettings& settings);
     quint64 capture_attention(const AttentionRequest& request);

@@ -1,4 +1,4 @@
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 #include "app/worker/engine_worker.h"
 
 
@@ -21,13 +21,6 @@
 namespace precis {
 
 namespace fs = std::filesystem;
-
-struct EngineWorker::Run {
-    ResolvedModel where;
-    std::shared_ptr<const Model> model;
-    SummarizeOptions options;
-    DeviceChoice device;
-};
 
 namespace {
 
@@ -233,36 +226,44 @@ void EngineWorker::summarize(quint64 ticket, qint64 document_id, const EngineSet
         if (uses_extractive(settings)) {
             announce_extractive(settings);
             emit progress(QStringLiteral("choosing sentences"), 0, 0);
-            extractive::ExtractiveOptions options = extractive_options_for(settings);
-            options.should_abort = [this, ticket] { return is_cancelled(ticket); };
-            const extractive::ExtractiveSummary e = extractive::summarize_extractive(doc->text, options);
-            const SummaryRecord record = make_extractive_summary_record(document_id, doc->page_offsets, e, options);
-            SummaryOutcome out;
-            out.summary_id = library().add_summary(record);
-            out.document_id = document_id;
-            out.passages = *record.passages;
-            out.extractive = true;
-            emit summary_finished(out);
+            summarize_extractively(ticket, *doc, settings);
             return;
         }
         Run run = prepare(settings);
-        run.options.source_attention = true;
+        run.options.source_attention = true;  // the passages are stored with the summary
         Summarizer summarizer(run.model, backend_);
         const RunCallbacks cb = callbacks_for(ticket, run.model.get(), document_id);
-        SummaryResult r = summarizer.summarize(doc->text.toStdString(), run.options, cb);
+        const SummaryResult r = summarizer.summarize(doc->text.toStdString(), run.options, cb);
         // A cancel that arrived as the last token came out still means "do not keep it".
         cb.check_abort();
-        const SummaryRecord record =
-            make_summary_record(document_id, doc->text, doc->page_offsets, *run.model, r, run.options, device_in_use());
-        SummaryOutcome out;
-        out.summary_id = library().add_summary(record);
-        out.document_id = document_id;
-        out.passages = *record.passages;
-        out.input_tokens = r.input_tokens;
-        out.tokens_read = r.tokens_read;
-        out.truncated = r.truncated;
-        emit summary_finished(out);
+        store_summary(*doc, run, r);
     });
+}
+
+void EngineWorker::store_summary(const DocumentRecord& doc, const Run& run, const SummaryResult& r) {
+    const SummaryRecord record =
+        make_summary_record(doc.id, doc.text, doc.page_offsets, *run.model, r, run.options, device_in_use());
+    SummaryOutcome out;
+    out.summary_id = library().add_summary(record);
+    out.document_id = doc.id;
+    out.passages = *record.passages;
+    out.input_tokens = r.input_tokens;
+    out.tokens_read = r.tokens_read;
+    out.truncated = r.truncated;
+    emit summary_finished(out);
+}
+
+void EngineWorker::summarize_extractively(quint64 ticket, const DocumentRecord& doc, const EngineSettings& settings) {
+    extractive::ExtractiveOptions options = extractive_options_for(settings);
+    options.should_abort = [this, ticket] { return is_cancelled(ticket); };
+    const extractive::ExtractiveSummary e = extractive::summarize_extractive(doc.text, options);
+    const SummaryRecord record = make_extractive_summary_record(doc.id, doc.page_offsets, e, options);
+    SummaryOutcome out;
+    out.summary_id = library().add_summary(record);
+    out.document_id = doc.id;
+    out.passages = *record.passages;
+    out.extractive = true;
+    emit summary_finished(out);
 }
 
 void EngineWorker::trace_sources(quint64 ticket, qint64 summary_id, const EngineSettings& settings) {

@@ -10,6 +10,7 @@
 // nothing is written to the library for it.
 #include <QObject>
 #include <QString>
+#include <QVector>
 
 #include <atomic>
 #include <functional>
@@ -23,6 +24,7 @@ namespace precis {
 
 class Backend;
 class Classifier;
+struct DocumentRecord;
 class Library;
 class ModelCache;
 class Model;
@@ -40,6 +42,11 @@ public:
     void prepare_model(quint64 ticket, const EngineSettings& settings);
     void open_document(quint64 ticket, const QString& path, const QString& password);
     void summarize(quint64 ticket, qint64 document_id, const EngineSettings& settings);
+    // Several documents summarized together (app/worker/engine_worker_batch.cpp): each is
+    // stored and reported exactly as summarize() does, as it finishes (finishing order, not
+    // the list's); one that cannot be summarized fails alone (document_failed). Nothing
+    // streams. A cancel keeps what finished before it.
+    void summarize_many(quint64 ticket, const QVector<qint64>& document_ids, const EngineSettings& settings);
     // With settings.classifier (app/worker/engine_worker_classify.cpp); the labels go to the library.
     void classify(quint64 ticket, qint64 document_id, const EngineSettings& settings);
     void trace_sources(quint64 ticket, qint64 summary_id, const EngineSettings& settings);
@@ -64,12 +71,27 @@ signals:
     void model_imported(const QString& model_dir, const QString& message);
     void notice(const QString& message);   // something the user should know; the run went on
     void failed(quint64 ticket, const QString& message);  // one sentence: what went wrong
+    // summarize_many: this one document failed (one sentence); the request goes on with the
+    // others. failed() is the whole request failing (the model would not load, ...).
+    void document_failed(quint64 ticket, qint64 document_id, const QString& message);
     void cancelled(quint64 ticket);
     void request_done(quint64 ticket);     // after every request, whatever its outcome
 
 private:
-    struct Run;  // a loaded model with its backend and options for one request
+    // A loaded model with its backend and options for one request.
+    struct Run {
+        ResolvedModel where;
+        std::shared_ptr<const Model> model;
+        SummarizeOptions options;
+        DeviceChoice device;
+    };
     Run prepare(const EngineSettings& settings);
+    // The end of one document's summary, shared by summarize() and summarize_many() so both
+    // store the same record: the summary with its source passages into the library, then
+    // summary_finished.
+    void store_summary(const DocumentRecord& doc, const Run& run, const SummaryResult& result);
+    // An extractive summary of `doc` made, stored and reported (no model runs).
+    void summarize_extractively(quint64 ticket, const DocumentRecord& doc, const EngineSettings& settings);
     // Reports the extractive "model" (once, like prepare() does for a real one).
     void announce_extractive(const EngineSettings& settings);
     std::shared_ptr<Backend> backend();  // the current device's backend (auto on first use)

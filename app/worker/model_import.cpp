@@ -6,7 +6,7 @@
 #include "engine/convert/bart_to_lsg.h"
 #include "engine/core/error.h"
 #include "engine/io/temp_sibling.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

@@ -18,7 +18,7 @@
 
 #include "engine/attention/sparse_selection.h"
 #include "engine/core/tensor.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

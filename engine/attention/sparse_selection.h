@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

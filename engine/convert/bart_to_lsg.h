@@ -11,7 +11,7 @@
 
 #include "engine/core/byte_progress.h"
 #include "engine/io/checkpoint.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

@@ -35,7 +35,7 @@ std::string human_bytes(uint64_t bytes) {
 void require_memory(uint64_t bytes, const std::string& what) {
     const uint64_t free = available_memory_bytes();
     if (free != 0 && bytes > free)
-        throw Error(what + " needs " + human_bytes(bytes) + "; this machine has " + human_bytes(free) + " free");
+        throw OutOfMemory(what + " needs " + human_bytes(bytes) + "; this machine has " + human_bytes(free) + " free");
 }
 
 }  // namespace precis

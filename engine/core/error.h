@@ -17,6 +17,13 @@ public:
     Cancelled() : Error("the run was cancelled") {}
 };
 
+// Thrown when a run needs more memory than there is (before allocating, or when an
+// allocation failed): a batch can halve itself and go on.
+class OutOfMemory : public Error {
+public:
+    using Error::Error;
+};
+
 // Argument check used at the top of every op: throws with the message when cond is false.
 inline void check(bool cond, const std::string& message) {
     if (!cond) throw Error(message);

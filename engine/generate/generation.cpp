@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 #include "engine/generate/search.h"
 
 namespace precis {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine/core/tensor.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/encoder.h"
 #include "engine/model/run_options.h"
 

@@ -48,6 +48,16 @@ void log_softmax_row(float* x, int64_t n) {
     for (; i < n; ++i) x[i] -= lse;
 }
 
+int64_t greedy_pick(float* row, int64_t V, const std::vector<int64_t>& sequence, const GenerationConfig& cfg,
+                    int max_length, float* logprobs, float* logprob) {
+    std::memcpy(logprobs, row, size_t(V) * sizeof(float));
+    log_softmax_row(logprobs, V);
+    process_scores(row, V, sequence, cfg, max_length);
+    const int64_t next = std::max_element(row, row + V) - row;  // first max on ties
+    *logprob = logprobs[next];
+    return next;
+}
+
 GenerationResult greedy_search(const Model& model, Backend& backend, const EncoderOutput& encoded,
                                const GenerationConfig& cfg, const RunCallbacks& cb, bool keep_step_scores) {
     const int items = int(encoded.rows.size());
@@ -66,13 +76,11 @@ GenerationResult greedy_search(const Model& model, Backend& backend, const Encod
         dec.forward(last.data(), 1);
         dec.logits(logits.data());
         for (int i = 0; i < items; ++i) {
-            float* row = logits.data() + int64_t(i) * V;
-            std::memcpy(logprobs.data(), row, size_t(V) * sizeof(float));
-            log_softmax_row(logprobs.data(), V);
-            process_scores(row, V, res.sequences[size_t(i)], cfg, max_length);
-            const int64_t next = std::max_element(row, row + V) - row;  // first max on ties
+            float logprob = 0;
+            const int64_t next = greedy_pick(logits.data() + int64_t(i) * V, V, res.sequences[size_t(i)], cfg,
+                                             max_length, logprobs.data(), &logprob);
             const int64_t token = finished[size_t(i)] ? cfg.pad_token_id : next;
-            if (!finished[size_t(i)]) res.sequence_scores[size_t(i)] += logprobs[size_t(next)];
+            if (!finished[size_t(i)]) res.sequence_scores[size_t(i)] += logprob;
             res.sequences[size_t(i)].push_back(token);
             last[size_t(i)] = token;
             if (token == cfg.eos_token_id) finished[size_t(i)] = 1;

@@ -10,7 +10,7 @@
 #include "engine/backend/backend.h"
 #include "engine/core/tensor.h"
 #include "engine/model/compute_type.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "engine/model/compute_type.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

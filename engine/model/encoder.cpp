@@ -8,7 +8,7 @@
 #include "engine/attention/bf16_attention.h"
 #include "engine/model/encoder_self_attention.h"
 #include "engine/backend/backend.h"
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 #include "engine/core/checked.h"
 #include "engine/model/model.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "engine/model/bart_weights.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/tokenizer/tokenizer.h"
 
 namespace precis {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 namespace precis {
 

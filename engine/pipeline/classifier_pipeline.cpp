@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/backend/backend.h"
-#include "engine/model/classifier.h"
+#include "engine/pipeline/classifier.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/input_text.h"

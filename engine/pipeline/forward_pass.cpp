@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "engine/generate/generation.h"
-#include "engine/model/classifier.h"
+#include "engine/pipeline/classifier.h"
 #include "engine/model/decoder.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "engine/backend/backend.h"
+#include "engine/generate/document_batch.h"
 #include "engine/generate/generation.h"
 #include "engine/model/decoder.h"
 #include "engine/model/encoder.h"
@@ -49,15 +50,20 @@ SummaryResult Summarizer::summarize(const std::string& text, const SummarizeOpti
     return summarize_ids(tok.encode(text, true), options, callbacks);
 }
 
-SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const SummarizeOptions& options,
-                                        const RunCallbacks& callbacks) const {
-    SummaryResult r;
+std::vector<int64_t> Summarizer::prepare(std::vector<int64_t> ids, const SummarizeOptions& options,
+                                        SummaryResult& r) const {
     r.input_tokens = int(ids.size());
     ids = truncate_ids(ids, readable_input_tokens(*model_, options.attention, options.max_input_tokens),
                        model_->config().eos_token_id);
     r.tokens_read = int(ids.size());
     r.truncated = r.tokens_read < r.input_tokens;
+    return ids;
+}
 
+SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const SummarizeOptions& options,
+                                        const RunCallbacks& callbacks) const {
+    SummaryResult r;
+    ids = prepare(std::move(ids), options, r);
     auto t0 = std::chrono::steady_clock::now();
     EncoderOutput enc = run_encoder(*model_, *backend_, {ids}, {}, options.attention, callbacks);
     r.encode_seconds = seconds_since(t0);
@@ -66,6 +72,12 @@ SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const Summariz
     r.generate_seconds = seconds_since(t0);
     r.ids = g.sequences[0];
     r.score = g.sequence_scores[0];
+    finish(r, ids, enc, options);
+    return r;
+}
+
+void Summarizer::finish(SummaryResult& r, const std::vector<int64_t>& ids, const EncoderOutput& enc,
+                        const SummarizeOptions& options) const {
     if (const Tokenizer* tok = model_->tokenizer()) {
         r.text = tok->decode(r.ids, true);
         const auto b = r.text.find_first_not_of(" \n\t"), e = r.text.find_last_not_of(" \n\t");
@@ -86,7 +98,60 @@ SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const Summariz
             r.source_spans = token_byte_spans(*tok, ids);
         }
     }
-    return r;
+}
+
+DocumentBatchReport Summarizer::summarize_many(const std::vector<std::vector<int64_t>>& documents,
+                                               const SummarizeOptions& options, int batch_size,
+                                               const ManySummariesCallbacks& on, const RunCallbacks& callbacks) const {
+    const size_t n = documents.size();
+    std::vector<std::vector<int64_t>> read(n);
+    std::vector<SummaryResult> partial(n);
+    std::vector<DocumentJob> jobs(n);
+    for (size_t i = 0; i < n; ++i) {
+        read[i] = prepare(documents[i], options, partial[i]);
+        jobs[i].input_tokens = int(read[i].size());
+        jobs[i].config = options.generation;
+    }
+    // A document's own encoder progress and streamed tokens mean nothing among many; the
+    // person sees documents finish instead. Cancel and notices still reach them.
+    RunCallbacks quiet;
+    quiet.should_abort = callbacks.should_abort;
+    quiet.on_notice = callbacks.on_notice;
+    using Clock = std::chrono::steady_clock;
+    std::vector<Clock::time_point> joined(n);
+    DocumentBatchOptions batch;
+    batch.batch_size = batch_size;
+    batch.keep_encoded = options.source_attention;
+    DocumentBatchCallbacks calls;
+    calls.encode = [&](int i) {
+        const auto t0 = Clock::now();
+        if (read[size_t(i)].empty()) throw Error("the document has no text to summarize");
+        EncoderOutput enc = run_encoder(*model_, *backend_, {read[size_t(i)]}, {}, options.attention, quiet);
+        partial[size_t(i)].encode_seconds = seconds_since(t0);
+        joined[size_t(i)] = Clock::now();
+        return std::move(enc.rows[0]);
+    };
+    calls.finished = [&](int i, GenerationResult g, const EncodedRow& encoded) {
+        SummaryResult r = std::move(partial[size_t(i)]);
+        r.generate_seconds = seconds_since(joined[size_t(i)]);
+        r.ids = std::move(g.sequences[0]);
+        r.score = g.sequence_scores[0];
+        try {
+            EncoderOutput enc;
+            if (options.source_attention) enc.rows.push_back(encoded);
+            finish(r, read[size_t(i)], enc, options);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const Error& e) {
+            if (on.failed) on.failed(i, e.what());
+            return;
+        }
+        if (on.done) on.done(i, std::move(r));
+    };
+    calls.failed = [&](int i, const std::string& why) {
+        if (on.failed) on.failed(i, why);
+    };
+    return generate_documents(*model_, *backend_, jobs, batch, calls, quiet);
 }
 
 std::vector<std::pair<size_t, size_t>> token_byte_spans(const Tokenizer& tok, const std::vector<int64_t>& ids) {

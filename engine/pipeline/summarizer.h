@@ -1,11 +1,13 @@
 #pragma once
 // Text in, summary out: tokenize (truncating to what the model can read), encode,
 // generate, detokenize. One Summarizer per worker; the Model is shared.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "engine/model/config.h"
+#include "engine/config/config.h"
+#include "engine/generate/document_batch.h"
 #include "engine/model/run_options.h"
 #include "engine/pipeline/input_text.h"
 
@@ -40,6 +42,13 @@ struct SummaryResult {
     std::vector<std::pair<size_t, size_t>> source_spans;
 };
 
+// summarize_many() hands each document's outcome over as it finishes (in finishing order,
+// not the input's); a document that cannot be summarized fails alone.
+struct ManySummariesCallbacks {
+    std::function<void(int document, SummaryResult result)> done;
+    std::function<void(int document, const std::string& why)> failed;
+};
+
 class Summarizer {
 public:
     Summarizer(std::shared_ptr<const Model> model, std::shared_ptr<Backend> backend);
@@ -53,10 +62,22 @@ public:
     SummaryResult summarize_ids(std::vector<int64_t> ids, const SummarizeOptions& options,
                                 const RunCallbacks& callbacks = {}) const;
 
+    // Many documents at once (engine/generate/document_batch.h): ids as summarize_ids takes
+    // them, `batch_size` documents together (0: as many as memory and speed call for).
+    // Throws Cancelled on abort, after handing over what finished.
+    DocumentBatchReport summarize_many(const std::vector<std::vector<int64_t>>& documents,
+                                       const SummarizeOptions& options, int batch_size,
+                                       const ManySummariesCallbacks& on, const RunCallbacks& callbacks = {}) const;
+
     const Model& model() const { return *model_; }
     Backend& backend() const { return *backend_; }
 
 private:
+    // The ids the encoder reads (cut to what the model reads) and the counts that say so.
+    std::vector<int64_t> prepare(std::vector<int64_t> ids, const SummarizeOptions& options, SummaryResult& r) const;
+    // The text, its checks and the source passages of a generated summary.
+    void finish(SummaryResult& r, const std::vector<int64_t>& read, const EncoderOutput& encoded,
+                const SummarizeOptions& options) const;
     std::shared_ptr<const Model> model_;
     std::shared_ptr<Backend> backend_;
 };

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "engine/attention/attention_plan.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "kernels/device_buffer.h"
 #include "kernels/ops/cross_attention.h"
 #include "kernels/ops/plan_attention.h"

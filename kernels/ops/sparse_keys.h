@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "kernels/ops/precision.h"
 
 namespace precis::cuda {

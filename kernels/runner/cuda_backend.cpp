@@ -1,6 +1,6 @@
 // make_backend: the CUDA backend (a RunnerBackend holding a CudaRunner, with the CPU backend's
 // ops beside it) when a GPU is asked for and usable, else the CPU backend and why.
-#include "engine/backend/runner_backend.h"
+#include "engine/generate/runner_backend.h"
 #include "kernels/backend_factory.h"
 #include "kernels/device_buffer.h"
 #include "kernels/device_query.h"

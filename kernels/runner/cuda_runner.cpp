@@ -69,7 +69,7 @@ auto CudaRunner::guarded(F&& work) -> decltype(work()) {
         cudaStreamSynchronize(stream_);
         cudaGetLastError();
         workspace_ = std::make_unique<EncoderWorkspace>();  // give back what the failed run grew
-        if (e.out_of_memory()) throw DeviceFailure(name_ + " ran out of memory (" + e.what() + ")");
+        if (e.out_of_memory()) throw DeviceOutOfMemory(name_ + " ran out of memory (" + e.what() + ")");
         throw DeviceFailure(name_ + " failed: " + e.what());
     }
 }
@@ -156,6 +156,12 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
 }
 
 RunnerStats CudaRunner::stats() const { return stats_; }
+
+uint64_t CudaRunner::free_memory_bytes() const {
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(device_) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) return 0;
+    return free_b;
+}
 
 void CudaRunner::reset_stats() {
     stats_ = {};

@@ -9,7 +9,7 @@
 #include <mutex>
 #include <string>
 
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 #include "kernels/ops/precision.h"
 
 namespace precis::cuda {
@@ -32,6 +32,7 @@ public:
     GenerationResult generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
                               const RunCallbacks& callbacks, bool keep_step_scores) override;
     RunnerStats stats() const override;
+    uint64_t free_memory_bytes() const override;
     void reset_stats() override;
     void set_profiling(bool on) override;
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/attention/attention.h"
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 #include "engine/core/dtype.h"
 #include "engine/model/model.h"
 #include "kernels/ops/elementwise.h"

@@ -9,7 +9,7 @@
 #include "app/paths.h"
 #include "app/worker/model_import.h"
 #include "engine/core/error.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "tests/support/fixtures.h"
 
 namespace precis::test {

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "tests/support/fixtures.h"
 
 namespace fs = std::filesystem;

@@ -1,9 +1,9 @@
 // When a device runner fails mid-run (out of memory, a CUDA error), the encoder and the
 // search finish on the CPU ops with the same result, the person is told once, and the
-// backend stays on the CPU afterwards (engine/backend/model_runner.h, runner_backend.h).
+// backend stays on the CPU afterwards (engine/generate/model_runner.h, runner_backend.h).
 #include <gtest/gtest.h>
 
-#include "engine/backend/runner_backend.h"
+#include "engine/generate/runner_backend.h"
 #include "engine/model/model.h"
 #include "tests/support/failing_runner.h"
 #include "tests/support/fixture_case.h"

@@ -9,7 +9,7 @@
 #include "engine/io/checkpoint.h"
 #include "engine/io/json_file.h"
 #include "engine/io/safetensors.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/fixtures.h"

@@ -7,7 +7,7 @@
 
 #include "engine/core/error.h"
 #include "engine/io/json_file.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "tests/support/fixtures.h"
 
 namespace precis {

@@ -6,7 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/io/checkpoint.h"
 #include "engine/io/regular_file.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/sentencepiece_tokenizer.h"
 #include "engine/tokenizer/tokenizer.h"

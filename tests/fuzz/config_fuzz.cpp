@@ -4,7 +4,7 @@
 
 #include "engine/core/error.h"
 #include "engine/io/json_file.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,10 +1,10 @@
 #pragma once
 // A device runner that fails on its first call, as a GPU out of memory would: for the tests
-// of the CPU fallback (engine/backend/model_runner.h) without a GPU.
+// of the CPU fallback (engine/generate/model_runner.h) without a GPU.
 #include <string>
 #include <vector>
 
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 
 namespace precis::test {
 

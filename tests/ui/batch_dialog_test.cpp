@@ -171,14 +171,18 @@ TEST_F(BatchDialogTest, ReportCountsTheWholeJobAfterCancelResumeAndRetry) {
         auto dialog = make_dialog();
         dialog->set_retry_failed(retry);
         ui::BatchDialog* d = dialog.get();
-        // Cancelled in the engine's own thread as the first file finishes: a cancel from the
-        // window's event loop came too late when the machine was busy (all four files were
-        // done before it ran), and the batch finished instead of stopping.
+        // Cancelled in the engine's own thread as the first summary is stored: a cancel from
+        // the window's event loop came too late when the machine was busy (all four files were
+        // done before it ran), and the batch finished instead of stopping. (The files that
+        // cannot be read fail first, as they are read, before the model runs.)
         if (cancel_after_first)
             QObject::connect(d, &ui::BatchDialog::engine_started, d, [](EngineWorker* w) {
                 QObject::connect(
                     w, &EngineWorker::batch_file_finished, w,
-                    [w] { w->request_cancel(std::numeric_limits<quint64>::max()); }, Qt::DirectConnection);
+                    [w](const QString&, bool ok) {
+                        if (ok) w->request_cancel(std::numeric_limits<quint64>::max());
+                    },
+                    Qt::DirectConnection);
             });
         QSignalSpy finished(d, &ui::BatchDialog::finished_batch);
         d->start();

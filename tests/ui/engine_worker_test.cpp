@@ -3,6 +3,7 @@
 // attention capture and source tracing return data, bad input fails with one sentence.
 #include <QSignalSpy>
 
+#include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
@@ -208,6 +209,171 @@ TEST_F(EngineWorkerTest, ComputeTypeSettingLoadsTheModelWithThoseWeights) {
     ASSERT_EQ(ready.count(), 2);
     EXPECT_EQ(ready.last().first().value<ModelInfo>().compute_type, "int8");
     EXPECT_EQ(library_->summaries_for(doc).size(), 2);
+}
+
+// --- summarize_many: the run queue's waiting summaries made together.
+
+// A summary's record without what differs from run to run (its id, when, how long it took).
+void expect_same_summary(const SummaryRecord& batched, const SummaryRecord& single) {
+    EXPECT_EQ(batched.summary, single.summary);
+    EXPECT_EQ(batched.summary_ids, single.summary_ids);
+    EXPECT_EQ(batched.method, single.method);
+    EXPECT_EQ(batched.model_name, single.model_name);
+    EXPECT_EQ(batched.model_path, single.model_path);
+    EXPECT_EQ(batched.device, single.device);
+    EXPECT_EQ(batched.input_tokens, single.input_tokens);
+    EXPECT_EQ(batched.truncated, single.truncated);
+    EXPECT_EQ(batched.passages.has_value(), single.passages.has_value());
+    if (batched.passages && single.passages) {
+        ASSERT_EQ(batched.passages->size(), single.passages->size());
+        for (int i = 0; i < batched.passages->size(); ++i) {
+            EXPECT_EQ((*batched.passages)[i].begin, (*single.passages)[i].begin);
+            EXPECT_EQ((*batched.passages)[i].end, (*single.passages)[i].end);
+            EXPECT_NEAR((*batched.passages)[i].weight, (*single.passages)[i].weight, 1e-4);
+        }
+    }
+    QJsonObject a = batched.parameters, b = single.parameters;
+    // The beam's score is a sum of log-probabilities: batched products may round differently.
+    EXPECT_NEAR(a.take("score").toDouble(), b.take("score").toDouble(), 1e-3);
+    EXPECT_EQ(a, b);
+}
+
+class EngineWorkerManyTest : public EngineWorkerTest {
+protected:
+    // Three documents (different texts: the library keeps one document per content).
+    QVector<qint64> open_three() {
+        return {open(river_paragraphs(), "alpha.txt"), open(river_paragraphs() + "Bravo: the river meets the sea.\n", "bravo.txt"),
+                open(river_paragraphs() + "Charlie: the delta keeps growing.\n", "charlie.txt")};
+    }
+    // A document in the library with nothing to summarize (ingesting refuses an empty file,
+    // but a library filled by an older version may hold one).
+    qint64 add_blank_document() {
+        IngestedDocument blank;
+        blank.path = QString::fromStdString((dir_ / "blank.txt").string());
+        blank.title = QStringLiteral("blank");
+        blank.text = QStringLiteral("  \n\n  ");
+        blank.content_hash = QByteArrayLiteral("blank-document");
+        return library_->add_or_get_document(blank);
+    }
+    // Summarizes each document alone, as the window's single path does, and returns each
+    // one's newest record.
+    QHash<qint64, SummaryRecord> summarize_each_alone(const QVector<qint64>& docs, const EngineSettings& settings) {
+        QSignalSpy finished(engine_->worker(), &EngineWorker::summary_finished);
+        for (const qint64 doc : docs) engine_->summarize(doc, settings);
+        EXPECT_TRUE(wait_until([&] { return finished.count() == docs.size() && !engine_->busy(); }));
+        QHash<qint64, SummaryRecord> out;
+        for (const qint64 doc : docs) out.insert(doc, library_->summaries_for(doc).first());
+        return out;
+    }
+};
+
+TEST_F(EngineWorkerManyTest, StoresEachSummaryAsSummarizeDoesAndFailsBadDocumentsAlone) {
+    const QVector<qint64> docs = open_three();
+    ASSERT_FALSE(docs.contains(0));
+    const qint64 blank = add_blank_document();
+    const qint64 gone = 999999;  // never in the library
+    QSignalSpy finished(engine_->worker(), &EngineWorker::summary_finished);
+    QSignalSpy document_failed(engine_->worker(), &EngineWorker::document_failed);
+    QSignalSpy failed(engine_->worker(), &EngineWorker::failed);
+    QSignalSpy partial(engine_->worker(), &EngineWorker::partial_summary);
+    QSignalSpy progress(engine_->worker(), &EngineWorker::progress);
+    QSignalSpy done(engine_->worker(), &EngineWorker::request_done);
+    const quint64 ticket = engine_->summarize_many({docs[0], blank, docs[1], gone, docs[2]}, fixture_model_settings());
+    ASSERT_TRUE(wait_until([&] { return done.count() == 1; }));
+    EXPECT_EQ(failed.count(), 0);  // the request went on past the bad documents
+    EXPECT_EQ(partial.count(), 0);  // a batched run does not stream
+
+    QHash<qint64, QString> why;
+    for (const auto& args : document_failed) {
+        EXPECT_EQ(args.at(0).value<quint64>(), ticket);
+        why.insert(args.at(1).value<qint64>(), args.at(2).toString());
+    }
+    ASSERT_EQ(why.size(), 2);
+    EXPECT_EQ(why.value(gone), "The document is no longer in the library.");
+    EXPECT_EQ(why.value(blank), "the document has no text to summarize");
+    EXPECT_TRUE(library_->summaries_for(blank).isEmpty());
+
+    ASSERT_EQ(finished.count(), 3);
+    QHash<qint64, SummaryOutcome> outcomes;
+    for (const auto& args : finished) {
+        const SummaryOutcome out = args.first().value<SummaryOutcome>();
+        outcomes.insert(out.document_id, out);
+    }
+    QHash<qint64, SummaryRecord> batched;
+    for (const qint64 doc : docs) {
+        ASSERT_TRUE(outcomes.contains(doc));
+        const auto stored = library_->summaries_for(doc);
+        ASSERT_EQ(stored.size(), 1);  // stored once
+        EXPECT_EQ(stored.first().id, outcomes[doc].summary_id);
+        ASSERT_TRUE(stored.first().passages.has_value());
+        EXPECT_EQ(*stored.first().passages, outcomes[doc].passages);
+        EXPECT_FALSE(outcomes[doc].passages.isEmpty());
+        batched.insert(doc, stored.first());
+    }
+    // Documents counted as each finished, bad ones included.
+    QStringList stages;
+    for (const auto& args : progress) stages << args.first().toString();
+    EXPECT_TRUE(stages.contains("5 of 5 done")) << stages.join(", ").toStdString();
+    EXPECT_FALSE(std::any_of(stages.begin(), stages.end(), [](const QString& s) { return s.startsWith("generating token"); }));
+
+    // The same documents summarized one at a time store the same summaries.
+    const QHash<qint64, SummaryRecord> single = summarize_each_alone(docs, fixture_model_settings());
+    for (const qint64 doc : docs) {
+        SCOPED_TRACE(doc);
+        expect_same_summary(batched[doc], single[doc]);
+    }
+    // ... and fail the blank one with the same words.
+    QSignalSpy single_failed(engine_->worker(), &EngineWorker::failed);
+    engine_->summarize(blank, fixture_model_settings());
+    ASSERT_TRUE(wait_until([&] { return single_failed.count() == 1; }));
+    EXPECT_EQ(single_failed.first().at(1).toString(), why.value(blank));
+}
+
+TEST_F(EngineWorkerManyTest, ExtractiveSettingsSummarizeEachDocumentAsSummarizeDoes) {
+    const QVector<qint64> docs = open_three();
+    EngineSettings s = fixture_model_settings();
+    s.method = QStringLiteral("extractive");
+    QSignalSpy finished(engine_->worker(), &EngineWorker::summary_finished);
+    QSignalSpy document_failed(engine_->worker(), &EngineWorker::document_failed);
+    QSignalSpy done(engine_->worker(), &EngineWorker::request_done);
+    engine_->summarize_many(docs, s);
+    ASSERT_TRUE(wait_until([&] { return done.count() == 1; }));
+    EXPECT_EQ(document_failed.count(), 0);
+    ASSERT_EQ(finished.count(), 3);
+    for (const auto& args : finished) EXPECT_TRUE(args.first().value<SummaryOutcome>().extractive);
+    QHash<qint64, SummaryRecord> batched;
+    for (const qint64 doc : docs) {
+        ASSERT_EQ(library_->summaries_for(doc).size(), 1);
+        batched.insert(doc, library_->summaries_for(doc).first());
+        EXPECT_EQ(batched[doc].method, "extractive");
+    }
+    const QHash<qint64, SummaryRecord> single = summarize_each_alone(docs, s);
+    for (const qint64 doc : docs) {
+        SCOPED_TRACE(doc);
+        EXPECT_EQ(batched[doc].summary, single[doc].summary);
+        EXPECT_EQ(batched[doc].passages, single[doc].passages);
+        QJsonObject a = batched[doc].parameters, b = single[doc].parameters;
+        EXPECT_EQ(a, b);
+    }
+}
+
+TEST_F(EngineWorkerManyTest, CancelKeepsWhatFinishedAndStoresNothingMore) {
+    const QVector<qint64> docs = open_three();
+    QSignalSpy finished(engine_->worker(), &EngineWorker::summary_finished);
+    QSignalSpy cancelled(engine_->worker(), &EngineWorker::cancelled);
+    QSignalSpy done(engine_->worker(), &EngineWorker::request_done);
+    // Cancel as the first summary is reported, on the worker's thread: the others, even one
+    // finished in the same decoder step, are not stored.
+    EngineThread* engine = engine_.get();
+    QObject::connect(
+        engine_->worker(), &EngineWorker::summary_finished, engine_->worker(), [engine] { engine->cancel(); },
+        Qt::DirectConnection);
+    engine_->summarize_many(docs, fixture_model_settings());
+    ASSERT_TRUE(wait_until([&] { return done.count() == 1; }));
+    EXPECT_EQ(cancelled.count(), 1);
+    ASSERT_EQ(finished.count(), 1);
+    const qint64 kept = finished.first().first().value<SummaryOutcome>().document_id;
+    for (const qint64 doc : docs) EXPECT_EQ(library_->summaries_for(doc).size(), doc == kept ? 1 : 0) << doc;
 }
 }  // namespace
 }  // namespace precis::test

@@ -2,8 +2,11 @@
 // queues it (visible in the queue panel, waiting), the progress line names the document
 // being summarized, a queued document does not pretend to be generating, a waiting entry
 // can be removed (and is then never summarized), and the queue runs to the end in order.
+#include <QDir>
 #include <QLabel>
 #include <QListWidget>
+#include <QSemaphore>
+#include <QSignalSpy>
 #include <QStatusBar>
 #include <QTextBrowser>
 
@@ -20,6 +23,44 @@ namespace {
 
 using ui::MainWindow;
 using State = ui::RunQueuePanel::State;
+
+// Holds the engine worker, on its own thread, at the first progress report whose stage is
+// `stage`, until release() or the gate's end: what the window shows at that moment can be
+// checked (and photographed) without racing the fixture model, which is fast.
+class StageGate {
+public:
+    StageGate(EngineWorker* worker, const QString& stage) : state_(std::make_shared<Shared>()) {
+        connection_ = QObject::connect(
+            worker, &EngineWorker::progress, worker,
+            [state = state_, stage](const QString& now) {
+                if (now != stage || state->held.exchange(true)) return;
+                state->released.tryAcquire(1, 60000);  // a test that forgets to release still ends
+            },
+            Qt::DirectConnection);
+    }
+    ~StageGate() {
+        QObject::disconnect(connection_);
+        release();
+    }
+    StageGate(const StageGate&) = delete;
+    StageGate& operator=(const StageGate&) = delete;
+
+    bool held() const { return state_->held; }
+    void release() { state_->released.release(); }
+
+private:
+    struct Shared {
+        std::atomic<bool> held{false};
+        QSemaphore released;
+    };
+    std::shared_ptr<Shared> state_;
+    QMetaObject::Connection connection_;
+};
+
+int count_in(const ui::RunQueuePanel* queue, State state) {
+    return int(std::count_if(queue->entries().begin(), queue->entries().end(),
+                             [state](const ui::RunQueuePanel::Entry& e) { return e.state == state; }));
+}
 
 class RunQueueTest : public ::testing::Test {
 protected:
@@ -124,6 +165,123 @@ TEST_F(RunQueueTest, CancelStopsTheRunningOneAndTheNextStarts) {
     EXPECT_TRUE(window_->library().summaries_for(a).isEmpty());
     EXPECT_EQ(window_->run_queue()->entries()[0].state, State::Cancelled);
     EXPECT_EQ(window_->run_queue()->entries()[1].state, State::Done);
+}
+
+
+// Summaries queued behind a run start together when it ends: one batched request, every
+// entry running at once, each done as its summary arrives.
+TEST_F(RunQueueTest, WaitingSummariesStartTogetherAndEachEndsDone) {
+    const qint64 a = open_and_wait("alpha.txt", river_paragraphs());
+    const qint64 b = open_and_wait("bravo.txt", river_paragraphs() + "Bravo: the river meets the sea.\n");
+    const qint64 c = open_and_wait("charlie.txt", river_paragraphs() + "Charlie: the delta keeps growing.\n");
+    const qint64 d = open_and_wait("delta.txt", river_paragraphs() + "Delta: the channels braid and part.\n");
+    ui::RunQueuePanel* queue = window_->run_queue();
+    StageGate gate(window_->engine()->worker(), "0 of 3 done");  // the batch, before any summary
+    QSignalSpy partial(window_->engine()->worker(), &EngineWorker::partial_summary);
+    // No event loop turns between these calls: alpha's run cannot end before the others queue.
+    window_->show_document(a);
+    window_->summarize_current();
+    for (const qint64 doc : {b, c, d}) {
+        window_->show_document(doc);
+        window_->summarize_current();
+    }
+    ASSERT_EQ(queue->entries().size(), 4);
+    EXPECT_EQ(count_in(queue, State::Waiting), 3);
+
+    // Alpha's run ends; bravo, charlie and delta start as one request.
+    ASSERT_TRUE(wait_until([&] {
+        return gate.held() && window_->run_status()->stage_label()->text().endsWith("0 of 3 done");
+    }));
+    EXPECT_EQ(queue->entries()[0].state, State::Done);
+    EXPECT_EQ(count_in(queue, State::Running), 3);
+    EXPECT_EQ(window_->run_status()->stage_label()->text(), "Summarizing 3 documents together: 0 of 3 done");
+    EXPECT_TRUE(shows_generating(window_->summary_panel()));  // delta, the shown one, is among them
+    // For looking at: the queue with three entries running, the progress line saying so.
+    QDir().mkpath(QStringLiteral("/tmp/shots"));
+    for (const QSize size : {QSize(1024, 700), QSize(1320, 820)}) {
+        window_->resize(size);
+        QApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+        window_->grab().save(QStringLiteral("/tmp/shots/run-queue-batch-running-%1x%2.png").arg(size.width()).arg(size.height()));
+    }
+    window_->summarize_current();  // delta is not queued again
+    EXPECT_EQ(queue->entries().size(), 4);
+    const int partial_before_batch = int(partial.count());
+    gate.release();
+
+    ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy() && count_in(queue, State::Done) == 4; }));
+    for (const qint64 doc : {a, b, c, d}) EXPECT_EQ(window_->library().summaries_for(doc).size(), 1) << doc;
+    EXPECT_EQ(partial.count(), partial_before_batch);  // the batch streamed nothing
+    // The shown document's summary is shown, as after a run of its own.
+    EXPECT_FALSE(shows_generating(window_->summary_panel()));
+    EXPECT_EQ(window_->summary_panel()->summary_id(), window_->library().summaries_for(d).first().id);
+    EXPECT_EQ(window_->summary_panel()->text_view()->toPlainText(), window_->library().summaries_for(d).first().summary);
+    QApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+    window_->grab().save(QStringLiteral("/tmp/shots/run-queue-batch-done.png"));
+}
+
+TEST_F(RunQueueTest, CancelDuringABatchKeepsTheFinishedAndCancelsTheRest) {
+    const qint64 a = open_and_wait("alpha.txt", river_paragraphs());
+    const QVector<qint64> batch = {open_and_wait("bravo.txt", river_paragraphs() + "Bravo.\n"),
+                                   open_and_wait("charlie.txt", river_paragraphs() + "Charlie.\n"),
+                                   open_and_wait("delta.txt", river_paragraphs() + "Delta.\n")};
+    ui::RunQueuePanel* queue = window_->run_queue();
+    StageGate gate(window_->engine()->worker(), "1 of 3 done");  // one summary stored, two not
+    window_->show_document(a);
+    window_->summarize_current();
+    for (const qint64 doc : batch) {
+        window_->show_document(doc);
+        window_->summarize_current();
+    }
+    ASSERT_TRUE(wait_until([&] { return gate.held() && count_in(queue, State::Done) == 2; }));
+    EXPECT_EQ(count_in(queue, State::Running), 2);
+    window_->cancel_run();
+    gate.release();
+    ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy(); }));
+    QApplication::processEvents();
+    EXPECT_EQ(count_in(queue, State::Done), 2);
+    EXPECT_EQ(count_in(queue, State::Cancelled), 2);
+    // The whole message is the tooltip (the bar's text is shortened to its room).
+    EXPECT_TRUE(window_->statusBar()->toolTip().contains("is kept")) << window_->statusBar()->toolTip().toStdString();
+    qint64 cancelled = 0;
+    for (const ui::RunQueuePanel::Entry& e : queue->entries()) {
+        EXPECT_EQ(window_->library().summaries_for(e.document_id).size(), e.state == State::Done ? 1 : 0) << e.name.toStdString();
+        if (e.state == State::Cancelled) cancelled = e.document_id;
+    }
+    ASSERT_NE(cancelled, 0);
+
+    // A cancelled one summarized again on its own.
+    window_->show_document(cancelled);
+    window_->summarize_current();
+    EXPECT_EQ(window_->run_status()->stage_label()->text().left(12), "Summarizing ");
+    ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy() && window_->library().summaries_for(cancelled).size() == 1; }));
+    QApplication::processEvents();
+    EXPECT_EQ(queue->entries().last().document_id, cancelled);
+    EXPECT_EQ(queue->entries().last().state, State::Done);
+}
+
+TEST_F(RunQueueTest, ADocumentThatFailsInABatchFailsAlone) {
+    const qint64 a = open_and_wait("alpha.txt", river_paragraphs());
+    const qint64 b = open_and_wait("bravo.txt", river_paragraphs() + "Bravo.\n");
+    const qint64 c = open_and_wait("charlie.txt", river_paragraphs() + "Charlie.\n");
+    const qint64 d = open_and_wait("delta.txt", river_paragraphs() + "Delta.\n");
+    ui::RunQueuePanel* queue = window_->run_queue();
+    StageGate gate(window_->engine()->worker(), "0 of 3 done");
+    for (const qint64 doc : {a, b, c, d}) {
+        window_->show_document(doc);
+        window_->summarize_current();
+    }
+    ASSERT_TRUE(wait_until([&] { return gate.held(); }));
+    // Charlie leaves the library after the batch read it: its summary cannot be stored.
+    ASSERT_TRUE(window_->library().delete_document(c));
+    const auto box = answer_next_box(window_.get(), QMessageBox::Ok);
+    gate.release();
+    ASSERT_TRUE(wait_until([&] { return !window_->engine()->busy() && box->seen; }));
+    QApplication::processEvents();
+    EXPECT_TRUE(box->text.startsWith("charlie.txt: ")) << box->text.toStdString();
+    ASSERT_EQ(queue->entries().size(), 4);
+    for (const ui::RunQueuePanel::Entry& e : queue->entries())
+        EXPECT_EQ(e.state, e.document_id == c ? State::Failed : State::Done) << e.name.toStdString();
+    for (const qint64 doc : {a, b, d}) EXPECT_EQ(window_->library().summaries_for(doc).size(), 1) << doc;
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include "app/cli/bench_core.h"
 #include "engine/core/error.h"
 #include "engine/model/compute_type.h"
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 #include "kernels/backend_factory.h"

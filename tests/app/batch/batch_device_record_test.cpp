@@ -5,7 +5,7 @@
 
 #include "app/batch/batch_runner.h"
 #include "app/library/library.h"
-#include "engine/backend/runner_backend.h"
+#include "engine/generate/runner_backend.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/summarizer.h"
 #include "tests/app/batch/batch_folder.h"

@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 #include "engine/model/model.h"
 #include "kernels/backend_factory.h"
 #include "tests/kernels/cuda/cuda_test_support.h"

@@ -1,4 +1,4 @@
-#include "engine/model/config.h"
+#include "engine/config/config.h"
 
 #include <cctype>
 

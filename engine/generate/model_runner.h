@@ -4,6 +4,7 @@
 // caches and the search's scores; only ids, candidates and the encoder output come back.
 // run_encoder() and generate() go through it when the backend has one, and fall back to the
 // CPU ops, with one line saying so, when the device fails (out of memory, a CUDA error).
+#include <cstdint>
 #include <string>
 
 #include "engine/backend/backend.h"
@@ -17,6 +18,12 @@ namespace precis {
 class DeviceFailure : public Error {
 public:
     using Error::Error;
+};
+
+// The device ran out of memory: a smaller batch may still fit (document_batch.h halves it).
+class DeviceOutOfMemory : public DeviceFailure {
+public:
+    using DeviceFailure::DeviceFailure;
 };
 
 // What a device run measured, for `precis bench`.
@@ -39,6 +46,8 @@ public:
     virtual void reset_stats() = 0;
     // Timing the products costs a few events per layer: off unless a benchmark asks.
     virtual void set_profiling(bool on) = 0;
+    // Device memory free now, for sizing a batch (0: unknown).
+    virtual uint64_t free_memory_bytes() const { return 0; }
     // "cuda:0 NVIDIA H200 (fp16)"
     virtual std::string device_name() const = 0;
     // Whether this run can be held on the device (an attention capture for the panel, for

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "engine/backend/backend.h"
-#include "engine/backend/model_runner.h"
+#include "engine/generate/model_runner.h"
 
 namespace precis {
 

@@ -1,4 +1,4 @@
-#include "engine/model/classifier.h"
+#include "engine/pipeline/classifier.h"
 
 #include <algorithm>
 #include <cmath>

@@ -93,6 +93,8 @@ struct GenerationConfig {
     int64_t decoder_start_token_id = 2;
     int64_t bos_token_id = 0, eos_token_id = 2, pad_token_id = 1;
     int64_t forced_bos_token_id = -1, forced_eos_token_id = -1;
+
+    bool operator==(const GenerationConfig&) const = default;
 };
 
 // Parses config.json. Throws precis::Error naming the file and the key for a missing,

@@ -1,0 +1,57 @@
+#pragma once
+// Which documents generate together: the planning half of the continuous batch
+// (document_batch.h), shared by the CPU and device paths and free of any model work, so
+// it is tested on its own.
+//   - Longest first: the batch meets its largest memory at the start, where running out
+//     costs least, and documents of similar length run side by side.
+//   - A batch is bounded twice: by documents (rows of the step) and by bytes (the
+//     documents' cross-attention memory and the decoder's caches), whichever binds first.
+//   - `auto` picks both from the memory free and the model's size; running out of memory
+//     halves the document bound and the batch goes on.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace precis {
+
+class Model;
+
+struct BatchLimits {
+    int max_documents = 1;       // documents in the step at once
+    uint64_t memory_bytes = 0;   // what the batch may hold (caches and documents); 0: no bound
+    bool automatic = false;      // chosen by auto_batch_limits()
+
+    // Half the documents (at least one); false when already at one.
+    bool halve();
+};
+
+// The documents' indices, longest first (equal lengths keep their order).
+std::vector<int> longest_first(const std::vector<int>& lengths);
+
+// Consecutive documents of `order` in groups of at most max_documents whose padded size
+// (documents x the longest one's tokens) stays within token_budget (0: no budget); a
+// document longer than the budget runs alone. For runners that take a batch whole.
+std::vector<std::vector<int>> group_in_order(const std::vector<int>& order, const std::vector<int>& lengths,
+                                             int max_documents, int64_t token_budget);
+
+// What one document costs a batch while it decodes, and what the batch's fixed part costs
+// (engine/model/decoder.h's own estimates, with the encoder output a document keeps).
+struct DocumentCost {
+    uint64_t per_row = 0;       // caches and step buffers of one decoder row
+    uint64_t per_memory_row = 0;  // cross-attention keys/values (all layers) per encoder token
+};
+DocumentCost document_cost(const Model& model, int max_length);
+
+// The batch `auto` runs: as many documents as a step still gains from (rows_target rows of
+// the decoder; the step reads every weight once, whatever its rows), bounded by half the
+// memory free, with the longest document's cost. documents: how many there are.
+BatchLimits auto_batch_limits(const DocumentCost& cost, int beams, int64_t longest_memory_rows, int documents,
+                              uint64_t free_bytes, int rows_target);
+
+// A fixed batch of `documents` (a number the person gave), bounded by the memory free too.
+BatchLimits fixed_batch_limits(int documents, uint64_t free_bytes);
+
+// "16 documents (auto, 2.1 GB)"
+std::string describe(const BatchLimits& limits);
+
+}  // namespace precis

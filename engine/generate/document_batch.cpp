@@ -1,0 +1,386 @@
+#include "engine/generate/document_batch.h"
+
+#include <algorithm>
+#include <deque>
+#include <memory>
+#include <new>
+
+#include "engine/backend/backend.h"
+#include "engine/core/checked.h"
+#include "engine/generate/model_runner.h"
+#include "engine/generate/search.h"
+#include "engine/model/decoder.h"
+#include "engine/model/model.h"
+
+namespace precis {
+
+namespace {
+
+// A document in the CPU step: its rows' search state, HuggingFace's rules per document.
+struct StepDocument {
+    int job = 0, item = 0, beams = 1, max_length = 0, steps = 0;
+    const GenerationConfig* cfg = nullptr;
+    std::vector<int64_t> sequence;  // greedy
+    float score = 0;                // greedy: sum of the chosen tokens' log-probabilities
+    std::unique_ptr<BeamBook> book; // beam search
+    EncodedRow encoded;             // kept for `finished` when asked
+    uint64_t bytes = 0;             // its share of the batch's memory bound
+    bool done = false;
+};
+
+bool greedy(const StepDocument& d) { return d.beams == 1; }
+
+int longest_generation(const std::vector<DocumentJob>& jobs) {
+    int m = 2;
+    for (const DocumentJob& j : jobs) m = std::max(m, effective_max_length(j.config));
+    return m;
+}
+
+int most_beams(const std::vector<DocumentJob>& jobs) {
+    int m = 1;
+    for (const DocumentJob& j : jobs) m = std::max(m, j.config.num_beams);
+    return m;
+}
+
+std::vector<int> input_lengths(const std::vector<DocumentJob>& jobs) {
+    std::vector<int> lengths;
+    for (const DocumentJob& j : jobs) lengths.push_back(j.input_tokens);
+    return lengths;
+}
+
+// Runs `work` and turns every way of running out of memory into OutOfMemory.
+template <class Work>
+void out_of_memory_as_one(Work&& work) {
+    try {
+        work();
+    } catch (const std::bad_alloc&) {
+        throw OutOfMemory("an allocation failed");
+    }
+}
+
+// The continuous batch on the CPU. `waiting` holds the jobs not yet started, in order;
+// documents go back to its front when memory runs out, so nothing is lost or done twice.
+class CpuDocumentBatch {
+public:
+    CpuDocumentBatch(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
+                     const DocumentBatchOptions& options, const DocumentBatchCallbacks& on, const RunCallbacks& cb)
+        : model_(model), be_(backend), jobs_(jobs), options_(options), on_(on), cb_(cb),
+          cost_(document_cost(model, longest_generation(jobs))) {}
+
+    void run(std::deque<int>& waiting, DocumentBatchReport& report) {
+        bool said = false;
+        while (!waiting.empty()) {
+            docs_.clear();
+            try {
+                out_of_memory_as_one([&] { run_step_loop(waiting, report); });
+            } catch (const OutOfMemory& e) {
+                for (auto it = docs_.rbegin(); it != docs_.rend(); ++it) waiting.push_front(it->job);
+                docs_.clear();
+                const int before = report.limits.max_documents;
+                if (!report.limits.halve()) {
+                    // One document alone does not fit: it fails, the others go on.
+                    const int job = waiting.front();
+                    waiting.pop_front();
+                    if (on_.failed) on_.failed(job, std::string("not enough memory to summarize it: ") + e.what());
+                    continue;
+                }
+                ++report.halvings;
+                if (!said)
+                    cb_.notice("memory ran out with " + std::to_string(before) + " documents at once (" + e.what() +
+                               "); going on with " + std::to_string(report.limits.max_documents));
+                said = true;
+            }
+        }
+    }
+
+private:
+    void run_step_loop(std::deque<int>& waiting, DocumentBatchReport& report) {
+        const BatchLimits& limits = report.limits;
+        const int max_length = longest_generation(jobs_);
+        const int64_t V = model_.config().vocab_size;
+        const int capacity = limits.max_documents * most_beams(jobs_);
+        DecoderState dec(model_, be_, capacity, max_length);
+        std::vector<float> logits(size_t(capacity) * size_t(V)), logprobs(static_cast<size_t>(V));
+        std::vector<float> top_scores;
+        std::vector<int64_t> tokens, top_indices, order;
+        std::vector<int> parents;
+        uint64_t held = 0;
+        while (true) {
+            admit(waiting, dec, held, limits);
+            if (docs_.empty()) return;
+            report.largest_step = std::max(report.largest_step, int(docs_.size()));
+            cb_.check_abort();
+            tokens.clear();
+            for (const StepDocument& d : docs_) {
+                if (greedy(d))
+                    tokens.push_back(d.sequence.back());
+                else
+                    tokens.insert(tokens.end(), d.book->last_tokens().begin(), d.book->last_tokens().end());
+            }
+            dec.forward(tokens.data(), 1);
+            dec.logits(logits.data());
+            parents.resize(size_t(dec.rows()));
+            bool reorder = false;
+            int row = 0;
+            for (StepDocument& d : docs_) {
+                float* first = logits.data() + int64_t(row) * V;
+                const GenerationConfig& cfg = *d.cfg;
+                if (greedy(d)) {
+                    float logprob = 0;
+                    const int64_t next = greedy_pick(first, V, d.sequence, cfg, d.max_length, logprobs.data(), &logprob);
+                    d.sequence.push_back(next);
+                    d.score += logprob;
+                    d.done = next == cfg.eos_token_id || int(d.sequence.size()) >= d.max_length;
+                    parents[size_t(row)] = row;
+                } else {
+                    const int keep = d.book->keep();
+                    top_scores.resize(size_t(keep));
+                    top_indices.resize(size_t(keep));
+                    select_beam_candidates(first, V, *d.book, 0, cfg, d.max_length, top_scores.data(),
+                                           top_indices.data(), order);
+                    d.book->advance(top_scores.data(), top_indices.data(), V);
+                    for (int b = 0; b < d.beams; ++b) {
+                        parents[size_t(row + b)] = row + d.book->parents()[size_t(b)];
+                        reorder |= parents[size_t(row + b)] != row + b;
+                    }
+                    d.done = d.book->finished();
+                }
+                ++d.steps;
+                if (cb_.on_tokens) cb_.on_tokens(d.job, greedy(d) ? d.sequence : d.book->sequences()[0]);
+                row += d.beams;
+            }
+            if (reorder) dec.reorder(parents);
+            // Finished documents leave now; their rows take the next waiting ones.
+            for (size_t i = 0; i < docs_.size();) {
+                StepDocument& d = docs_[i];
+                if (!d.done) {
+                    ++i;
+                    continue;
+                }
+                // Cancel stops at once, also between documents that finished in one step.
+                cb_.check_abort();
+                GenerationResult r;
+                r.steps = d.steps;
+                if (greedy(d)) {
+                    r.sequences.push_back(std::move(d.sequence));
+                    r.sequence_scores.push_back(d.score);
+                } else {
+                    d.book->finish(r);
+                }
+                dec.leave(d.item);
+                held -= d.bytes;
+                StepDocument gone = std::move(d);
+                docs_.erase(docs_.begin() + long(i));
+                if (on_.finished) on_.finished(gone.job, std::move(r), gone.encoded);
+            }
+        }
+    }
+
+    // Waiting documents join while there are rows and memory for them.
+    void admit(std::deque<int>& waiting, DecoderState& dec, uint64_t& held, const BatchLimits& limits) {
+        while (!waiting.empty() && int(docs_.size()) < limits.max_documents) {
+            const int job = waiting.front();
+            const DocumentJob& j = jobs_[size_t(job)];
+            const int beams = j.config.num_beams;
+            if (beams > dec.free_rows()) return;
+            // Its cross-attention memory (and kept encoder output): a few global rows more
+            // than its tokens at most.
+            const uint64_t bytes = cost_.per_memory_row * uint64_t(j.input_tokens + 64);
+            if (limits.memory_bytes && !docs_.empty() && held + bytes > limits.memory_bytes) return;
+            cb_.check_abort();
+            waiting.pop_front();
+            StepDocument d;
+            d.job = job;
+            d.beams = beams;
+            d.cfg = &j.config;
+            d.max_length = effective_max_length(j.config);
+            d.bytes = bytes;
+            EncodedRow encoded;
+            try {
+                check(beams >= 1, "generation: num_beams must be at least 1");
+                check(d.max_length >= 2, "generation: max_length must leave room for one token");
+                encoded = on_.encode(job);
+                d.item = dec.join(encoded, beams);
+            } catch (const Cancelled&) {
+                waiting.push_front(job);
+                throw;
+            } catch (const OutOfMemory&) {
+                waiting.push_front(job);
+                throw;
+            } catch (const std::bad_alloc&) {
+                waiting.push_front(job);
+                throw;
+            } catch (const Error& e) {
+                if (on_.failed) on_.failed(job, e.what());
+                continue;
+            }
+            if (greedy(d)) {
+                d.sequence = {j.config.decoder_start_token_id};
+            } else {
+                d.book = std::make_unique<BeamBook>(1, j.config, d.max_length);
+            }
+            if (options_.keep_encoded) d.encoded = std::move(encoded);
+            held += bytes;
+            docs_.push_back(std::move(d));
+        }
+    }
+    const Model& model_;
+    Backend& be_;
+    const std::vector<DocumentJob>& jobs_;
+    const DocumentBatchOptions& options_;
+    const DocumentBatchCallbacks& on_;
+    const RunCallbacks& cb_;
+    DocumentCost cost_;
+    std::vector<StepDocument> docs_;
+};
+
+}  // namespace
+
+namespace {
+
+// A runner that takes whole generations (the CUDA runner): the documents in the same
+// order, as batches of its own generate(), each padded to its longest document; a batch
+// whose generation runs out of device memory is split in two and run again.
+void run_on_device(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
+                   std::deque<int>& waiting, const DocumentBatchOptions& options, const DocumentBatchCallbacks& on,
+                   const RunCallbacks& cb, DocumentBatchReport& report) {
+    // Whole batches: the longest document of each decides its padding, so a batch is also
+    // bounded in tokens (the runner's encoder workspace and cross-attention memory).
+    constexpr int64_t kTokenBudget = 256 * 1024;
+    bool said = false;
+    while (!waiting.empty()) {
+        ModelRunner* runner = backend.runner();
+        if (!runner) return;  // the device failed: the CPU batch takes the rest
+        // The next batch: consecutive waiting documents with the same settings.
+        std::vector<int> batch;
+        int64_t longest = 0;
+        for (int job : waiting) {
+            const DocumentJob& j = jobs[size_t(job)];
+            if (!batch.empty() && (int(batch.size()) >= report.limits.max_documents ||
+                                   !(j.config == jobs[size_t(batch[0])].config) ||
+                                   std::max<int64_t>(longest, j.input_tokens) * int64_t(batch.size() + 1) > kTokenBudget))
+                break;
+            batch.push_back(job);
+            longest = std::max<int64_t>(longest, j.input_tokens);
+        }
+        for (size_t i = 0; i < batch.size(); ++i) waiting.pop_front();
+        EncoderOutput encoded;
+        std::vector<int> members;
+        bool short_of_memory = false;
+        for (size_t b = 0; b < batch.size() && !short_of_memory; ++b) {
+            const int job = batch[b];
+            try {
+                cb.check_abort();
+                encoded.rows.push_back(on.encode(job));
+                members.push_back(job);
+            } catch (const Cancelled&) {
+                for (size_t r = batch.size(); r-- > b;) waiting.push_front(batch[r]);
+                throw;
+            } catch (const OutOfMemory&) {
+                // The host ran out while encoding (a CPU encoder after a fallback): the batch
+                // goes back whole and the CPU's own batch, which halves itself, takes over.
+                for (size_t r = batch.size(); r-- > 0;) waiting.push_front(batch[r]);
+                short_of_memory = true;
+            } catch (const std::bad_alloc&) {
+                for (size_t r = batch.size(); r-- > 0;) waiting.push_front(batch[r]);
+                short_of_memory = true;
+            } catch (const Error& e) {
+                if (on.failed) on.failed(job, e.what());
+            }
+        }
+        if (short_of_memory) return;
+        if (backend.runner() != runner) {
+            // The device failed while encoding (the encoder fell back to the CPU and said so):
+            // these documents go to the CPU's batch with the rest.
+            for (auto it = members.rbegin(); it != members.rend(); ++it) waiting.push_front(*it);
+            return;
+        }
+        if (members.empty()) continue;
+        const GenerationConfig& cfg = jobs[size_t(members[0])].config;
+        report.largest_step = std::max(report.largest_step, int(members.size()));
+        GenerationResult all;
+        try {
+            all = runner->generate(model, encoded, cfg, cb, false);
+        } catch (const DeviceOutOfMemory& e) {
+            for (auto it = members.rbegin(); it != members.rend(); ++it) waiting.push_front(*it);
+            const int before = report.limits.max_documents;
+            if (!report.limits.halve()) {
+                // One document does not fit the device: the CPU makes it.
+                backend.runner_failed(e.what());
+                cb.notice(std::string(e.what()) + "; running on the CPU");
+                return;
+            }
+            ++report.halvings;
+            if (!said)
+                cb.notice("the device ran out of memory with " + std::to_string(before) + " documents at once; going on with " +
+                          std::to_string(report.limits.max_documents));
+            said = true;
+            continue;
+        } catch (const DeviceFailure& e) {
+            for (auto it = members.rbegin(); it != members.rend(); ++it) waiting.push_front(*it);
+            backend.runner_failed(e.what());
+            cb.notice(std::string(e.what()) + "; running on the CPU");
+            return;
+        }
+        for (size_t i = 0; i < members.size(); ++i) {
+            GenerationResult one;
+            std::vector<int64_t> seq = std::move(all.sequences[i]);
+            if (cfg.num_beams == 1) seq = trim_after_eos(std::move(seq), cfg.eos_token_id);
+            one.steps = int(seq.size()) - 1;
+            one.sequences.push_back(std::move(seq));
+            one.sequence_scores.push_back(all.sequence_scores[i]);
+            EncodedRow kept;
+            if (options.keep_encoded) kept = std::move(encoded.rows[i]);
+            if (on.finished) on.finished(members[i], std::move(one), kept);
+        }
+    }
+}
+
+uint64_t free_memory_for(Backend& backend) {
+    if (ModelRunner* runner = backend.runner())
+        if (const uint64_t device = runner->free_memory_bytes()) return device;
+    return available_memory_bytes();
+}
+
+}  // namespace
+
+std::vector<int64_t> trim_after_eos(std::vector<int64_t> sequence, int64_t eos) {
+    for (size_t i = 1; i < sequence.size(); ++i)
+        if (sequence[i] == eos) {
+            sequence.resize(i + 1);
+            break;
+        }
+    return sequence;
+}
+
+BatchLimits plan_batch(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
+                       const DocumentBatchOptions& options) {
+    const uint64_t free_bytes = free_memory_for(backend);
+    if (options.batch_size > 0) return fixed_batch_limits(options.batch_size, free_bytes);
+    int64_t longest = 0;
+    for (const DocumentJob& j : jobs) longest = std::max<int64_t>(longest, j.input_tokens);
+    // A device step is far from its products' peak at a few dozen rows; the CPU's reads every
+    // weight once per step, and past a few dozen rows the products dominate instead.
+    const int rows_target = backend.runner() ? std::max(options.rows_target, 256) : options.rows_target;
+    return auto_batch_limits(document_cost(model, longest_generation(jobs)), most_beams(jobs), longest + 64,
+                             int(jobs.size()), free_bytes, rows_target);
+}
+
+DocumentBatchReport generate_documents(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
+                                       const DocumentBatchOptions& options, const DocumentBatchCallbacks& on,
+                                       const RunCallbacks& cb) {
+    check(bool(on.encode), "generate_documents: an encoder callback is required");
+    DocumentBatchReport report;
+    report.limits = plan_batch(model, backend, jobs, options);
+    const std::vector<int> order = longest_first(input_lengths(jobs));
+    std::deque<int> waiting(order.begin(), order.end());
+    if (backend.runner()) {
+        run_on_device(model, backend, jobs, waiting, options, on, cb, report);
+        // The device failed part way: the CPU's own batch for the rest.
+        if (!waiting.empty() && options.batch_size <= 0) report.limits = plan_batch(model, backend, jobs, options);
+    }
+    if (!waiting.empty()) CpuDocumentBatch(model, backend, jobs, options, on, cb).run(waiting, report);
+    return report;
+}
+
+}  // namespace precis

@@ -1,0 +1,64 @@
+#pragma once
+// Many documents generated together (continuous batching): documents are taken longest
+// first; each is encoded when there is room for it and joins the decoder's step; a
+// finished document leaves at once and the next waiting one takes its rows, so the step
+// stays full. Every document keeps its own generation settings (beams, lengths, logits
+// processors, length penalty, early stopping) with HuggingFace's semantics, and gets the
+// ids it would get generated alone.
+//
+// On the CPU the step is one DecoderState over every document present. A backend that runs
+// whole generations on its device (the CUDA runner) gets the same documents in the same
+// order as batches of the runner's own generate(), grouped under a token budget; either way
+// the planning (batch_plan.h), the search rules and the results are this code's.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/generate/batch_plan.h"
+#include "engine/generate/generation.h"
+
+namespace precis {
+
+struct DocumentJob {
+    int input_tokens = 0;  // what the encoder will read: orders and sizes the batch
+    GenerationConfig config;
+};
+
+struct DocumentBatchOptions {
+    int batch_size = 0;          // documents at once; 0: auto (batch_plan.h)
+    bool keep_encoded = false;   // hand each document's encoder output to `finished`
+    int rows_target = 128;       // auto: decoder rows a step aims for (see auto_batch_limits)
+};
+
+struct DocumentBatchCallbacks {
+    // Runs the encoder on one document. A precis::Error thrown here fails that document
+    // alone (`failed`); OutOfMemory halves the batch instead; Cancelled ends the run.
+    std::function<EncodedRow(int job)> encode;
+    // A document's result (sequences[0], sequence_scores[0], its own steps), as it finishes;
+    // `encoded` is its encoder output when keep_encoded, else empty.
+    std::function<void(int job, GenerationResult result, const EncodedRow& encoded)> finished;
+    std::function<void(int job, const std::string& why)> failed;
+};
+
+struct DocumentBatchReport {
+    BatchLimits limits;       // what ran (after any halving)
+    int halvings = 0;         // times memory ran out and the batch was halved
+    int largest_step = 0;     // most documents that were ever in one step
+};
+
+// Throws Cancelled when callbacks.should_abort says so (what finished was handed out).
+DocumentBatchReport generate_documents(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
+                                       const DocumentBatchOptions& options, const DocumentBatchCallbacks& on,
+                                       const RunCallbacks& callbacks);
+
+// The batch that `options` asks for (a number, or auto from the memory free on the host or
+// the backend's device) for these documents.
+BatchLimits plan_batch(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
+                       const DocumentBatchOptions& options);
+
+// A greedy result of a batch run as HuggingFace pads it (pads after eos up to the batch's
+// length) cut to what the document generated alone.
+std::vector<int64_t> trim_after_eos(std::vector<int64_t> sequence, int64_t eos);
+
+}  // namespace precis

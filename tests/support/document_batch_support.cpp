@@ -1,0 +1,75 @@
+#include "tests/support/document_batch_support.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "engine/model/encoder.h"
+#include "engine/model/model.h"
+
+namespace precis::test {
+
+std::vector<int64_t> random_document_ids(int n, const ModelConfig& config, uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<int64_t> ids(size_t(std::max(n, 2)));
+    for (auto& id : ids) id = 4 + int64_t(rng() % uint32_t(config.vocab_size - 5));
+    ids.front() = config.bos_token_id;
+    ids.back() = config.eos_token_id;
+    return ids;
+}
+
+std::vector<BatchDoc> documents_of_case(const FixtureCase& c, const Model& model, AttentionOptions* attention) {
+    std::vector<BatchDoc> docs;
+    for (const std::string& batch : c.batches()) {
+        const ForwardRequest req = c.request(batch, model);
+        *attention = req.attention;  // one attention setting per case
+        for (size_t r = 0; r < req.input_ids.size(); ++r) {
+            const std::vector<int64_t> mask = req.attention_mask.empty() ? std::vector<int64_t>{} : req.attention_mask[r];
+            if (req.greedy) docs.push_back({req.input_ids[r], mask, req.greedy_config});
+            if (req.beam) docs.push_back({req.input_ids[r], mask, req.beam_config});
+        }
+    }
+    if (docs.empty()) return docs;
+    const ModelConfig& mc = model.config();
+    const int base = int(docs[0].ids.size());
+    docs.push_back({random_document_ids(std::max(3, base / 3), mc, 1), {}, docs[0].config});
+    docs.push_back({random_document_ids(std::min(model.max_input_tokens(), base * 3 + 5), mc, 2), {}, docs.back().config});
+    BatchDoc longer = docs[0];
+    longer.config.max_new_tokens = longer.config.max_new_tokens.value_or(longer.config.max_length) + 7;
+    longer.config.min_length = 6;
+    docs.push_back(longer);
+    return docs;
+}
+
+BatchOutcome generate_alone(const Model& model, Backend& be, const AttentionOptions& att, const BatchDoc& d) {
+    const EncoderOutput enc = run_encoder(model, be, {d.ids}, {d.mask}, att, {});
+    GenerationResult g = generate(model, be, enc, d.config, {});
+    std::vector<int64_t> ids = g.sequences[0];
+    if (d.config.num_beams == 1) ids = trim_after_eos(ids, d.config.eos_token_id);
+    return {ids, g.sequence_scores[0]};
+}
+
+std::map<int, BatchOutcome> generate_together(const Model& model, Backend& be, const AttentionOptions& att,
+                                              const std::vector<BatchDoc>& docs, int batch_size,
+                                              DocumentBatchReport* report, const RunCallbacks& callbacks) {
+    std::vector<DocumentJob> jobs;
+    for (const BatchDoc& d : docs) jobs.push_back({int(d.ids.size()), d.config});
+    std::map<int, BatchOutcome> out;
+    DocumentBatchCallbacks on;
+    on.encode = [&](int i) {
+        return std::move(run_encoder(model, be, {docs[size_t(i)].ids}, {docs[size_t(i)].mask}, att, {}).rows[0]);
+    };
+    on.finished = [&](int i, GenerationResult r, const EncodedRow&) {
+        EXPECT_EQ(out.count(i), 0u) << "document " << i << " finished twice";
+        out[i] = {r.sequences[0], r.sequence_scores[0]};
+    };
+    on.failed = [&](int i, const std::string& why) { ADD_FAILURE() << "document " << i << " failed: " << why; };
+    DocumentBatchOptions options;
+    options.batch_size = batch_size;
+    const DocumentBatchReport r = generate_documents(model, be, jobs, options, on, callbacks);
+    if (report) *report = r;
+    return out;
+}
+
+}  // namespace precis::test
