@@ -131,7 +131,9 @@ else
     echo "bundle.sh: no fixtures at $FIXTURES_SRC: the parity tests will fail there" >&2
 fi
 
-cp "$ROOT/tools/gpu/run.sh" "$ROOT/tools/gpu/hf_side_by_side.py" "$ROOT/tools/gpu/summarize.py" "$BUNDLE/"
+# The device script and its python (run.sh prefers the working tree's copies, which travel too).
+cp "$ROOT/tools/gpu/run.sh" "$ROOT/tools/gpu/hf_side_by_side.py" "$ROOT/tools/gpu/summarize.py" \
+    "$ROOT/tools/gpu/make_docs.py" "$ROOT/tools/gpu/hf_many_docs.py" "$BUNDLE/"
 {
     echo "built: $(date -u +%FT%TZ) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+uncommitted')"
     echo "build host: $(. /etc/os-release; echo "$PRETTY_NAME"), $(ldd --version | head -1)"

@@ -7,6 +7,7 @@
 #   sanitizer/   compute-sanitizer memcheck on the first few tests of each op test
 #   bench/       precis-bench JSON and log per (device, attention, length)
 #   hf/          the HuggingFace side by side (hf_side_by_side.py)
+#   docs/        many documents: precis-bench --docs and hf_many_docs.py, raw JSON of every run
 #   summary.md   every number above in tables: the file to read first
 # No step may stop the others: no `set -e`, every step under `timeout`, and each phase has
 # a time budget so the whole stays within one device call (~6 minutes by default).
@@ -25,9 +26,19 @@
 #   PRECIS_GPU_SANITIZER_FILTER=...  a gtest filter instead of the first N tests
 #   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
 #   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
-#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf"  phases to leave out (eager: the
+#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf docs"  phases to leave out (eager: the
 #                               4k and 16k norm cells again with PRECIS_CUDA_GRAPHS=0)
 #   PRECIS_GPU_BUDGET_ATTN=60   precis-attention-bench (PRECIS_GPU_ATTN_LENGTHS=4096,16384)
+#   PRECIS_GPU_BUDGET_DOCS=240  the "docs" phase (many documents, Precis vs HF; README.md): cut to
+#                               what is left before PRECIS_GPU_DEADLINE=520 (seconds since start);
+#                               PRECIS_GPU_DOCS=256 documents, PRECIS_GPU_DOCS_SERIAL=64|all timed
+#                               one at a time, PRECIS_GPU_DOCS_{MIN,MAX}_LENGTH=1024/4096,
+#                               PRECIS_GPU_DOCS_BEAMS=4, PRECIS_GPU_DOCS_NEW_TOKENS=128,
+#                               PRECIS_GPU_DOCS_HF_BATCHES=64,32,8,1, PRECIS_GPU_DOCS_HF_LIMIT=1=16
+#                               (HF batch 1 on the first 16), PRECIS_GPU_DOCS_PRECIS_BATCHES="8 32",
+#                               PRECIS_GPU_DOCS_TIMEOUT=150 per Precis run, PRECIS_GPU_DOCS_MODEL=DIR,
+#                               PRECIS_GPU_DOCS_DEVICE=cuda, PRECIS_GPU_DOCS_ATTENTION="--attention ..."
+#                               (skip "docs", or "hf-docs" for its HF part only)
 #   PRECIS_GPU_PROFILE=1        also a per-kernel profile of one short 4k cell (profile/; nsys,
 #                               else ncu: PRECIS_GPU_PROFILE_LAUNCHES, PRECIS_GPU_BUDGET_PROFILE)
 set -u
@@ -62,7 +73,7 @@ else
     RESULT=./gpu-report
     REPORT=./gpu-report
 fi
-mkdir -p "$RESULT" "$REPORT"/{facts,tests,sanitizer,bench,hf}
+mkdir -p "$RESULT" "$REPORT"/{facts,tests,sanitizer,bench,hf,docs}
 REPORT=$(cd "$REPORT" && pwd)
 RESULT=$(cd "$RESULT" && pwd)
 LOG=$REPORT/run.log
@@ -355,6 +366,118 @@ if ! skipped hf; then
         >"$REPORT/hf/hf.json" 2>"$REPORT/hf/hf.log"
     echo "$?" >"$REPORT/hf/hf.rc"
     say "hf: rc $(cat "$REPORT/hf/hf.rc")"; tail -5 "$REPORT/hf/hf.log"
+fi
+
+# --- many documents ----------------------------------------------------------------------
+# The throughput yardstick (README.md, "docs"): NDOCS documents of 1,024-4,096 tokens
+# (make_docs.py, Random(11)), LSG norm / block 128 / sparsity factor 4, beam 4, exactly 128
+# new tokens, fp16, through one random bart-base checkpoint that both sides load
+# (hf_many_docs.py --make-model): Precis with --batch-size auto over all documents, Precis one
+# document at a time over the first DOCS_SERIAL of them (a rate, scaled in the table), and
+# HuggingFace generate() at each batch size (SDPA, full attention; batch 1 on a subset too).
+# Its budget is also cut to what is left before PRECIS_GPU_DEADLINE (seconds since the start),
+# so the whole script stays within one device call whatever the phases before it took.
+DOCS_BUDGET=${PRECIS_GPU_BUDGET_DOCS:-240}
+DEADLINE=${PRECIS_GPU_DEADLINE:-520}
+NDOCS=${PRECIS_GPU_DOCS:-256}
+DOCS_SERIAL=${PRECIS_GPU_DOCS_SERIAL:-64}
+DOCS_MIN=${PRECIS_GPU_DOCS_MIN_LENGTH:-1024}
+DOCS_MAX=${PRECIS_GPU_DOCS_MAX_LENGTH:-4096}
+DOCS_BEAMS=${PRECIS_GPU_DOCS_BEAMS:-4}
+DOCS_TOKENS=${PRECIS_GPU_DOCS_NEW_TOKENS:-128}
+DOCS_DEVICE=${PRECIS_GPU_DOCS_DEVICE:-cuda}
+DOCS_ATTENTION=${PRECIS_GPU_DOCS_ATTENTION:---attention lsg --sparsity-type norm --block-size 128 --sparsity-factor 4}
+DOCS_HF_BATCHES=${PRECIS_GPU_DOCS_HF_BATCHES:-64,32,8,1}
+DOCS_HF_LIMIT=${PRECIS_GPU_DOCS_HF_LIMIT-1=16}  # empty: every batch size over all documents
+DOCS_STEP_TIMEOUT=${PRECIS_GPU_DOCS_TIMEOUT:-150}
+py_file() { if [ -f "$HERE/$1" ]; then echo "$HERE/$1"; else echo "$BUNDLE/$1"; fi; }
+if ! skipped docs; then
+    t0=$(date +%s)
+    to_deadline=$((DEADLINE - $(elapsed)))
+    [ "$to_deadline" -lt "$DOCS_BUDGET" ] && DOCS_BUDGET=$to_deadline
+    say "== many documents ($NDOCS documents of $DOCS_MIN-$DOCS_MAX tokens, beam $DOCS_BEAMS, $DOCS_TOKENS new tokens; budget ${DOCS_BUDGET}s)"
+    D=$REPORT/docs
+    mkdir -p "$D"
+    WORK=${TMPDIR:-/tmp}/precis-docs
+    mkdir -p "$WORK"
+    [ "$DOCS_SERIAL" = all ] && DOCS_SERIAL=$NDOCS
+    [ "$DOCS_SERIAL" -gt "$NDOCS" ] && DOCS_SERIAL=$NDOCS
+    # The step's limit: the smaller of its own and what the phase has left (0: not run).
+    docs_limit() { local l; l=$(left "$t0" "$DOCS_BUDGET"); [ "$l" -lt "${1:-$DOCS_STEP_TIMEOUT}" ] || l=${1:-$DOCS_STEP_TIMEOUT}; [ "$l" -gt 10 ] && echo "$l" || echo 0; }
+    bounded 30 python3 - "$D/settings.json" "$NDOCS" "$DOCS_SERIAL" "$DOCS_MIN" "$DOCS_MAX" "$DOCS_BEAMS" "$DOCS_TOKENS" "$DOCS_DEVICE" \
+        "$DOCS_ATTENTION" "$DOCS_HF_BATCHES" "$DOCS_HF_LIMIT" "$DOCS_BUDGET" <<'PY'
+import json, sys
+k = ["documents", "serial_documents", "min_length", "max_length", "beams", "new_tokens", "device", "attention",
+     "hf_batch_sizes", "hf_limit", "budget_s"]
+json.dump(dict(zip(k, sys.argv[2:])), open(sys.argv[1], "w"), indent=1)
+PY
+    # 1. The checkpoint (unless PRECIS_GPU_DOCS_MODEL names one) and the documents.
+    MODEL=${PRECIS_GPU_DOCS_MODEL:-}
+    if [ -z "$MODEL" ]; then
+        MODEL=$WORK/model
+        positions=$DOCS_MAX; [ "$positions" -lt 1024 ] && positions=1024
+        l=$(docs_limit 120)
+        if [ "$l" -gt 0 ]; then
+            bounded "$l" python3 "$(py_file hf_many_docs.py)" --make-model "$MODEL" --shape "${PRECIS_GPU_DOCS_SHAPE:-base}" \
+                --positions "$positions" >"$D/model.json" 2>"$D/model.log"
+            say "docs model: rc $? $(cat "$D/model.json")"
+        fi
+    fi
+    bounded 120 python3 "$(py_file make_docs.py)" --out "$WORK/docs.jsonl" --count "$NDOCS" --min-length "$DOCS_MIN" \
+        --max-length "$DOCS_MAX" --model "$MODEL" --subset "$DOCS_SERIAL" >"$D/documents.json" 2>"$D/documents.log"
+    say "docs file: rc $? $(cat "$D/documents.json")"
+    head -n "$DOCS_SERIAL" "$WORK/docs.jsonl" >"$WORK/docs-serial.jsonl"
+    checkpoint
+    # 2. Precis: auto over every document, then one at a time over the first DOCS_SERIAL, then
+    # any fixed batch sizes asked for (PRECIS_GPU_DOCS_PRECIS_BATCHES="8 32").
+    docs_precis() {  # name file batch-size
+        local l dtype=(--dtype "${PRECIS_GPU_DOCS_DTYPE:-fp16}")
+        [ "$DOCS_DEVICE" = cpu ] && dtype=()
+        l=$(docs_limit)
+        if [ "$l" = 0 ]; then say "docs $1: not run (budget spent)"; echo "$1" >>"$D/NOT-RUN.txt"; return; fi
+        # shellcheck disable=SC2086
+        bounded "$l" "$BENCH" --docs "$2" --model "$MODEL" --max-positions "$DOCS_MAX" $DOCS_ATTENTION \
+            --compute-type "${PRECIS_GPU_DOCS_COMPUTE_TYPE:-fp32}" --device "$DOCS_DEVICE" "${dtype[@]}" \
+            --beams "$DOCS_BEAMS" --new-tokens "$DOCS_TOKENS" --batch-size "$3" --json >"$D/$1.json" 2>"$D/$1.log"
+        local rc=$?
+        echo "$rc" >"$D/$1.rc"
+        say "docs $1: rc $rc$([ $rc = 124 ] && echo ' (timeout)') $(python3 -c '
+import json, sys
+try:
+    j = json.load(open(sys.argv[1]))
+    print("%d documents in %.2f s: %.2f documents/s, %.0f new tokens/s, batch %s, GPU peak %s MB, on %s" % (
+        j["documents"], j["seconds"], j["documents_per_second"], j["new_tokens_per_second"], j["batch_size"],
+        j.get("peak_gpu_memory_mb"), j["device"]))
+except Exception:
+    print("(no result)")' "$D/$1.json" 2>/dev/null)"
+        [ $rc = 0 ] || tail -3 "$D/$1.log"
+        checkpoint
+    }
+    if [ -x "$BENCH" ]; then
+        docs_precis precis-auto "$WORK/docs.jsonl" auto
+        docs_precis precis-1 "$WORK/docs-serial.jsonl" 1
+    else
+        say "no precis-bench in the bundle: no Precis side"
+    fi
+    # 3. HuggingFace at each batch size (one JSON line each, best candidates first).
+    if ! skipped hf-docs; then
+        l=$(docs_limit 100000)
+        if [ "$l" -gt 0 ]; then
+            bounded "$l" python3 "$(py_file hf_many_docs.py)" --model "$MODEL" --docs "$WORK/docs.jsonl" \
+                --batch-sizes "$DOCS_HF_BATCHES" --limit "$DOCS_HF_LIMIT" --beams "$DOCS_BEAMS" --new-tokens "$DOCS_TOKENS" \
+                --device "$DOCS_DEVICE" --budget "$((l - 15))" >"$D/hf.jsonl" 2>"$D/hf.log"
+            echo "$?" >"$D/hf.rc"
+            say "docs hf: rc $(cat "$D/hf.rc")"; grep -v '"ids"' "$D/hf.jsonl" | cut -c1-400
+        else
+            say "docs hf: not run (budget spent)"; echo hf >>"$D/NOT-RUN.txt"
+        fi
+        checkpoint
+    fi
+    for b in ${PRECIS_GPU_DOCS_PRECIS_BATCHES:-}; do
+        [ -x "$BENCH" ] && docs_precis "precis-$b" "$WORK/docs.jsonl" "$b"
+    done
+    say "many documents: $(($(date +%s) - t0))s"
+    checkpoint
 fi
 
 # --- summary ----------------------------------------------------------------------------

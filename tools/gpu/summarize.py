@@ -19,7 +19,7 @@ def read(p, default=""):
         return default
 
 w("# GPU report\n")
-w("Total time: %s s. Files: facts/, tests/, sanitizer/, bench/, hf/, run.log.\n" % read(R + "/elapsed_s", "?"))
+w("Total time: %s s. Files: facts/, tests/, sanitizer/, bench/, hf/, docs/, run.log.\n" % read(R + "/elapsed_s", "?"))
 w("## Machine\n")
 w("```\n%s\n%s\n%s\n%s\n```\n" % (read(R + "/facts/gpu.csv"), read(R + "/facts/python.txt"),
                                   read(R + "/facts/nvcc.txt").splitlines()[-1] if read(R + "/facts/nvcc.txt") else "nvcc: none",
@@ -123,4 +123,138 @@ try:
 except Exception as e:
     w("no result (rc %s): %s\n\n```\n%s\n```" % (read(R + "/hf/hf.rc", "?"), e, "\n".join(read(R + "/hf/hf.log").splitlines()[-15:])))
 w("")
+
+def many_documents():
+    """The docs phase (run.sh): precis-bench --docs and hf_many_docs.py, one table."""
+    D = R + "/docs"
+    if not os.path.isdir(D) or not os.listdir(D):
+        return
+
+    def load(p):
+        try:
+            return json.load(open(p))
+        except Exception:
+            return None
+    settings = load(D + "/settings.json") or {}
+    docs_info = load(D + "/documents.json") or {}
+    model_info = load(D + "/model.json") or {}
+    n_all = int(docs_info.get("documents") or settings.get("documents") or 0)
+    w("## Many documents (precis-bench --docs, HuggingFace generate)\n")
+    w("%s documents of %s-%s tokens (mean %s; make_docs.py, Random(%s)), beam %s, exactly %s new tokens each, %s; "
+      "Precis: `%s`. Model: %s.\n" % (
+          n_all or "?", settings.get("min_length", "?"), settings.get("max_length", "?"),
+          "%.0f" % docs_info["mean_length"] if "mean_length" in docs_info else "?", docs_info.get("seed", "?"),
+          settings.get("beams", "?"), settings.get("new_tokens", "?"), settings.get("device", "?"),
+          settings.get("attention", "?"),
+          ("a random bart-%s-shaped checkpoint (%s parameters, %s positions, seed %s; hf_many_docs.py --make-model), "
+           "the same file on both sides" % (model_info.get("shape"), model_info.get("parameters"), model_info.get("positions"),
+                                            model_info.get("seed"))
+           if model_info else "PRECIS_GPU_DOCS_MODEL or not made (see docs/model.log)")))
+    rows = []  # (system, batch label, json or None, name, notes)
+
+    def precis_row(name, label):
+        j = load(D + "/%s.json" % name)
+        rc = read(D + "/%s.rc" % name, "")
+        notes = []
+        if j is None:
+            if not rc:
+                return
+            tail = read(D + "/%s.log" % name).splitlines()[-2:]
+            notes.append("rc %s%s: %s" % (rc, " (timeout)" if rc in ("124", "137") else "", " / ".join(tail).replace("|", "/")[:200]))
+        else:
+            notes.append("ran on " + str(j.get("device")))
+            if j.get("batch_size_asked") == "auto":
+                notes.append("auto chose %s (largest step %s rows, %s halvings)" % (j.get("batch_size"), j.get("largest_step"),
+                                                                                   j.get("halvings")))
+            notes.append("encoder %.2f s of it" % j.get("encode_seconds", 0))
+        rows.append(("Precis", label, j, name, notes))
+
+    precis_row("precis-1", "1")
+    precis_row("precis-auto", "auto")
+    for f in sorted(glob.glob(D + "/precis-*.json")) + sorted(glob.glob(D + "/precis-*.rc")):
+        name = os.path.basename(f).rsplit(".", 1)[0]
+        if name not in ("precis-1", "precis-auto") and not any(r[3] == name for r in rows):
+            precis_row(name, name.split("-", 1)[1])
+    hf_setup = {}
+    for line in read(D + "/hf.jsonl").splitlines():
+        try:
+            j = json.loads(line)
+        except Exception:
+            continue
+        if "setup" in j:
+            hf_setup = j["setup"]
+            continue
+        notes = []
+        if "error" in j or "skipped" in j:
+            notes.append(j.get("error") or "not run: " + j["skipped"])
+            rows.append(("HF", str(j.get("batch_size")), None, "hf", notes))
+            continue
+        notes.append("%s, padding %.1f%% of the batches' tokens" % (j.get("attn_implementation"),
+                                                                   100 * j.get("padding_fraction", 0)))
+        rows.append(("HF", str(j.get("batch_size")), j, "hf", notes))
+    if read(D + "/hf.rc") not in ("", "0"):
+        rows.append(("HF", "-", None, "hf", ["hf_many_docs.py rc %s%s: %s" % (
+            read(D + "/hf.rc"), " (timeout: the batch size it was in is lost)" if read(D + "/hf.rc") in ("124", "137") else "",
+            " / ".join(read(D + "/hf.log").splitlines()[-2:]).replace("|", "/")[:200])]))
+
+    def rate(j):
+        return j.get("documents_per_second") if j else None
+    serial = next((r[2] for r in rows if r[3] == "precis-1" and r[2]), None)
+    auto = next((r[2] for r in rows if r[3] == "precis-auto" and r[2]), None)
+    hf_ok = [r for r in rows if r[0] == "HF" and r[2] and rate(r[2])]
+    hf_best = max(hf_ok, key=lambda r: rate(r[2])) if hf_ok else None
+
+    def ratio(j, ref):
+        return "%.2fx" % (rate(j) / rate(ref)) if j and ref and rate(j) and rate(ref) else "-"
+    w("Rates are documents (and generated tokens) per second of wall time over the documents timed, after loading and "
+      "a warm-up. A row timed on a subset (the first K documents of the file, whose lengths are drawn like the rest) "
+      "gives its rate and, in \"s for all\", the time all %s documents would take at it (scaled, not measured). "
+      "GPU peak: Precis's runner's count of its device buffers (weights included); HF's "
+      "torch.cuda.max_memory_allocated over the timed batches (weights included). HuggingFace's BART reads every "
+      "token with full attention (%s), Precis with `%s`; HF batches are the documents sorted by length, right-padded "
+      "with an attention_mask; Precis's batches are the CUDA runner's, sorted by length (continuous batching on the "
+      "CPU).\n" % (n_all or "N", hf_setup.get("attn_implementation", "?"), settings.get("attention", "?")))
+    w("| system | batch | docs | seconds | s for all | docs/s | new tok/s | GPU peak MB | x Precis one-at-a-time | x HF best | notes |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for system, label, j, name, notes in rows:
+        if j:
+            k = int(j.get("documents", 0))
+            sub = n_all and k < n_all
+            if sub:
+                sub_mean = docs_info.get("subset_mean_length") if name == "precis-1" else j.get("mean_length")
+                notes.insert(0, "timed on the first %d of %d documents%s, scaled" % (
+                    k, n_all, " (mean length %.0f)" % sub_mean if sub_mean else ""))
+            all_s = n_all / rate(j) if n_all and rate(j) else None
+            w("| %s | %s | %d | %.2f | %s%s | %.2f | %.0f | %s | %s | %s | %s |" % (
+                system, label, k, j["seconds"], ("%.1f" if all_s >= 10 else "%.3f") % all_s if all_s else "-",
+                " (scaled)" if sub else "",
+                rate(j), j["new_tokens_per_second"], num(j, "peak_gpu_memory_mb", "%.0f"), ratio(j, serial),
+                ratio(j, hf_best[2] if hf_best else None), "; ".join(notes)))
+        else:
+            w("| %s | %s | - | - | - | - | - | - | - | - | %s |" % (system, label, "; ".join(notes)))
+    w("")
+    if auto and serial:
+        x = rate(auto) / rate(serial)
+        w("* Target (a), Precis auto over one document at a time: **%.1fx** (target >= 10x: %s)." % (
+            x, "met" if x >= 10 else "NOT met"))
+    if auto and hf_best:
+        x = rate(auto) / rate(hf_best[2])
+        w("* Target (b), Precis auto over HF's best (batch %s, %.2f docs/s): **%.2fx** (target >= 2x: %s)." % (
+            hf_best[1], rate(hf_best[2]), x, "met" if x >= 2 else "NOT met"))
+    if auto and serial and auto.get("ids") and serial.get("ids"):
+        a, s1 = auto["ids"], serial["ids"]
+        same = sum(1 for x, y in zip(a, s1) if x == y)
+        w("* Precis's ids, one at a time against auto, on the %d documents both ran: %d identical%s." % (
+            len(s1), same, "" if same == len(s1) else " (fp16 products over other batch shapes may round apart)"))
+    if hf_setup:
+        w("* HF setup: %s" % json.dumps({k: v for k, v in hf_setup.items() if k != "model"}))
+    if read(D + "/NOT-RUN.txt"):
+        w("* Not run (budget spent): %s" % read(D + "/NOT-RUN.txt").replace("\n", ", "))
+    w("")
+
+
+try:
+    many_documents()
+except Exception as e:  # a broken docs folder must not cost the rest of the summary
+    w("## Many documents\n\nsummary failed: %r\n" % (e,))
 open(R + "/summary.md", "w").write("\n".join(out) + "\n")
