@@ -74,7 +74,7 @@ public:
         // A decoding step's few rows (one, or a beam search's): each weight row streamed once
         // into every row (lowp_linear.h). Faster than OpenBLAS here for four rows (sgemm packs
         // the whole matrix) and for one (its sgemv ran 1.3x slower on this machine's AVX-512).
-        if (rows <= kLowpGemvMaxRows && few_rows_streamed())
+        if (rows <= kFp32GemvMaxRows && few_rows_streamed())
             return lowp_gemv(x, rows, in, WeightRef{WeightFormat::F32, w, nullptr}, b, out, y);
         const int threads = (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
         // Decoder steps (few rows): dozens of short products back to back, split by output

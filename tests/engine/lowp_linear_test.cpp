@@ -124,12 +124,13 @@ INSTANTIATE_TEST_SUITE_P(
 
 // A decoding step's few rows with float32 weights stream each weight row once
 // (lowp_linear.h) instead of going through OpenBLAS: the same product up to summation order,
-// against a double reference, over row counts the stream takes (1-16; 17 goes to sgemm),
-// inputs whose length leaves 8- and 1-element tails, with and without bias.
+// against a double reference, over row counts the stream takes (1-32, a step of 32
+// documents; 33 goes to sgemm), inputs whose length leaves 8- and 1-element tails, with
+// and without bias.
 TEST(Float32FewRows, StreamedProductMatchesADoubleReferenceOverRowCountsAndTails) {
     set_cpu_threads(2);
     for (const int64_t in : {7, 37, 100, 768, 3075})
-        for (const int64_t rows : {1, 2, 3, 4, 5, 8, 15, 16, 17}) {
+        for (const int64_t rows : {1, 2, 3, 4, 5, 8, 15, 16, 17, 18, 31, 32, 33}) {
             SCOPED_TRACE(::testing::Message() << "rows " << rows << " in " << in);
             const int64_t out = 250;
             const std::vector<float> w = gaussian(size_t(out * in), 11, 0.05f), x = gaussian(size_t(rows * in), 12),
@@ -147,6 +148,25 @@ TEST(Float32FewRows, StreamedProductMatchesADoubleReferenceOverRowCountsAndTails
                 EXPECT_LT(normalized_error(y, ref), 1e-6) << (with_bias ? "with bias" : "without bias");
             }
         }
+}
+
+// A batch's rows go by four at a time against blocks of weight rows: a group of four gets
+// the same bits in a 32-row product as on its own, whichever block and column triple it
+// falls in (250 outputs: blocks of 21 weight rows at 3,075 inputs, triples and a tail).
+TEST(Float32FewRows, AGroupOfFourRowsGetsTheSameBitsInsideABatch) {
+    set_cpu_threads(2);
+    for (const int64_t in : {100, 3075}) {
+        const int64_t rows = 32, out = 250;
+        const std::vector<float> w = gaussian(size_t(out * in), 21, 0.05f), x = gaussian(size_t(rows * in), 22),
+                                 b = gaussian(size_t(out), 23);
+        auto be = make_cpu_backend();
+        std::vector<float> all(size_t(rows * out)), four(size_t(4 * out));
+        be->linear(x.data(), rows, in, w.data(), b.data(), out, all.data());
+        for (int64_t g = 0; g < rows; g += 4) {
+            be->linear(x.data() + g * in, 4, in, w.data(), b.data(), out, four.data());
+            EXPECT_EQ(four, std::vector<float>(all.begin() + g * out, all.begin() + (g + 4) * out)) << "rows " << g;
+        }
+    }
 }
 
 TEST(Int8Quantization, ScalesAreTheRowMaximumOver127AndValuesRoundTripWithinHalfAStep) {
