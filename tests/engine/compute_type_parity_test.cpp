@@ -17,13 +17,6 @@
 namespace precis::test {
 namespace {
 
-std::string case_label(const ::testing::TestParamInfo<std::string>& info) {
-    std::string s = info.param;
-    for (char& ch : s)
-        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return s;
-}
-
 // fp16 rounds every weight by up to 2^-11 relative (uniform, std 2.8e-4). The fixtures
 // README measures that perturbing every weight by only 1e-5*N(0,1) already moves outputs
 // by 5e-4, five times the 1e-4 fp32 acceptance, so fp16 weights cannot hold 1e-4. Scaling
@@ -86,7 +79,7 @@ TEST_P(Fp16WeightsParity, FloatsWithinTheFp16BoundGreedyIdsExactBeamIdsMostly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllReferenceCases, Fp16WeightsParity, ::testing::ValuesIn(fixture_case_names()),
-                         case_label);
+                         fixture_case_label);
 
 // ||a - b|| / ||b|| over the finite elements (greedy scores hold -inf).
 double relative_error(const Tensor& a, const Tensor& b) {

@@ -47,14 +47,8 @@ TEST_P(DocumentBatchParity, EveryDocumentInABatchGetsWhatItGetsAlone) {
     }
 }
 
-std::string case_label(const ::testing::TestParamInfo<std::string>& info) {
-    std::string s = info.param;
-    for (char& ch : s)
-        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllReferenceCases, DocumentBatchParity, ::testing::ValuesIn(fixture_case_names()), case_label);
+INSTANTIATE_TEST_SUITE_P(AllReferenceCases, DocumentBatchParity, ::testing::ValuesIn(fixture_case_names()),
+                         fixture_case_label);
 
 // The rest run the tiny BART of the fixtures over documents of random ids.
 class DocumentBatch : public ::testing::Test {

@@ -24,14 +24,7 @@ TEST_P(FixtureParity, EveryBatchMatchesTheReferenceWithinTolerance) {
     }
 }
 
-std::string case_label(const ::testing::TestParamInfo<std::string>& info) {
-    std::string s = info.param;
-    for (char& ch : s)
-        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return s;
-}
-
-INSTANTIATE_TEST_SUITE_P(AllReferenceCases, FixtureParity, ::testing::ValuesIn(fixture_case_names()), case_label);
+INSTANTIATE_TEST_SUITE_P(AllReferenceCases, FixtureParity, ::testing::ValuesIn(fixture_case_names()), fixture_case_label);
 
 }  // namespace
 }  // namespace precis::test

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "engine/model/model.h"
@@ -28,6 +29,14 @@ struct FixtureCase {
     // settings, LSH projections injected when the case has them).
     ForwardRequest request(const std::string& batch, const Model& model) const;
 };
+
+// A case name as a gtest parameter label ("lsg-norm" -> "lsg_norm").
+inline std::string fixture_case_label(const ::testing::TestParamInfo<std::string>& info) {
+    std::string s = info.param;
+    for (char& ch : s)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+    return s;
+}
 
 // Names of all cases in the manifest (optionally only those whose kind matches).
 std::vector<std::string> fixture_case_names(const std::string& kind = "");

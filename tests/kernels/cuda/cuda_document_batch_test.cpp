@@ -12,17 +12,11 @@
 #include "kernels/backend_factory.h"
 #include "tests/kernels/cuda/cuda_test_support.h"
 #include "tests/support/document_batch_support.h"
+#include "tests/support/fixture_case.h"
 #include "tests/support/fixtures.h"
 
 namespace precis::test {
 namespace {
-
-std::string case_label(const ::testing::TestParamInfo<std::string>& info) {
-    std::string s = info.param;
-    for (char& ch : s)
-        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return s;
-}
 
 class CudaDocumentBatch : public ::testing::TestWithParam<std::string> {};
 
@@ -52,7 +46,8 @@ TEST_P(CudaDocumentBatch, Fp32BatchesGiveEachDocumentTheCpusIdsAlone) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllReferenceCases, CudaDocumentBatch, ::testing::ValuesIn(fixture_case_names()), case_label);
+INSTANTIATE_TEST_SUITE_P(AllReferenceCases, CudaDocumentBatch, ::testing::ValuesIn(fixture_case_names()),
+                         fixture_case_label);
 
 }  // namespace
 }  // namespace precis::test

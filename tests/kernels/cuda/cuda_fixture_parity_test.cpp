@@ -38,13 +38,6 @@ ForwardRequest device_request(const FixtureCase& c, const std::string& batch, co
     return req;
 }
 
-std::string case_label(const ::testing::TestParamInfo<std::string>& info) {
-    std::string s = info.param;
-    for (char& ch : s)
-        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-    return s;
-}
-
 const Tensor* find(const NamedTensors& all, const std::string& key) {
     for (const auto& [k, t] : all)
         if (k == key) return &t;
@@ -120,7 +113,8 @@ std::string low_label(const ::testing::TestParamInfo<std::tuple<std::string, std
     return s;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllReferenceCases, CudaFixtureParity, ::testing::ValuesIn(fixture_case_names()), case_label);
+INSTANTIATE_TEST_SUITE_P(AllReferenceCases, CudaFixtureParity, ::testing::ValuesIn(fixture_case_names()),
+                         fixture_case_label);
 INSTANTIATE_TEST_SUITE_P(AllReferenceCases, CudaLowPrecisionParity,
                          ::testing::Combine(::testing::ValuesIn(fixture_case_names()),
                                             ::testing::Values(std::string("fp16"), std::string("bf16"))),
