@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -274,6 +275,37 @@ TEST(Cli, TheTestModelRunsOnlyWhenNamedAndThenWarnsLoudly) {
     EXPECT_EQ(j["method"], "neural");
     EXPECT_EQ(j["summary_ids"][0], 2);
     EXPECT_TRUE(j["test_model"].get<bool>());
+}
+
+// Several files for a model are summarized together (engine/generate/document_batch.h):
+// each printed in the files' order, each the summary it gets alone, a bad file reported
+// in its place while the others still run, and a failure exit.
+TEST(Cli, SeveralFilesAreSummarizedTogetherEachAsAloneInTheirOrder) {
+    const fs::path dir = scratch_dir("cli-summarize-together");
+    std::ofstream(dir / "a.txt") << "The harbour was quiet. Boats rocked at their moorings while gulls circled.\n";
+    std::ofstream(dir / "b.txt") << "Rivers shape valleys. Floods spread silt over the plain, and farmers valued it.\n";
+    std::ofstream(dir / "d.txt") << "Bread needs flour, water and salt. Time does the rest of the work in the oven.\n";
+    const std::string env =
+        "XDG_DATA_HOME=" + (dir / "data").string() + " HF_HOME=" + (dir / "hf").string() + " PRECIS_MODEL=";
+    const std::string run = "summarize --json --max-length 12 --batch-size 2 --model " +
+                            (fixtures_dir() / "models/bart-tiny-realvocab").string() + " ";
+    CliRun together = precis(run + (dir / "a.txt").string() + " " + (dir / "b.txt").string() + " " +
+                                 (dir / "missing.txt").string() + " " + (dir / "d.txt").string(),
+                             env);
+    EXPECT_EQ(together.code, 1) << together.err;
+    EXPECT_NE(together.err.find("missing.txt"), std::string::npos) << together.err;
+    std::istringstream lines(together.out);
+    std::vector<nlohmann::json> out;
+    for (std::string line; std::getline(lines, line);) out.push_back(nlohmann::json::parse(line));
+    ASSERT_EQ(out.size(), 3u) << together.out;
+    const char* names[] = {"a.txt", "b.txt", "d.txt"};
+    for (size_t i = 0; i < 3; ++i) {
+        SCOPED_TRACE(names[i]);
+        EXPECT_NE(out[i]["file"].get<std::string>().find(names[i]), std::string::npos);
+        CliRun alone = precis(run + (dir / names[i]).string(), env);
+        ASSERT_EQ(alone.code, 0) << alone.err;
+        EXPECT_EQ(out[i]["summary_ids"], nlohmann::json::parse(alone.out)["summary_ids"]);
+    }
 }
 
 TEST(Cli, EvalScoresExtractiveSummariesOfTheDocuments) {
