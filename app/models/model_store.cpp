@@ -204,6 +204,22 @@ void set_default_model(const QString& name) {
         throw Error("Cannot write " + default_file().string() + ".");
 }
 
+namespace {
+
+// Whether the folder's config says it labels documents (a fallback must never pick such a
+// model for summaries: a classifier downloaded first would otherwise be "the default" and
+// every summary would fail). A config that cannot be read is not known to be one: loading
+// it says what is wrong with it.
+bool is_known_classifier(const fs::path& dir) {
+    try {
+        return parse_model_config(dir / "config.json").is_classifier;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+}  // namespace
+
 fs::path default_model_folder() {
     if (fs::path chosen = model_folder_for(default_model_name()); !chosen.empty()) return chosen;
     std::error_code ec;
@@ -213,7 +229,9 @@ fs::path default_model_folder() {
         if (e.path().filename().string().starts_with('.')) continue;
         if (e.is_directory() && fs::exists(e.path() / "config.json")) installed.push_back(e.path());
     }
-    if (!installed.empty()) return *std::min_element(installed.begin(), installed.end());
+    std::sort(installed.begin(), installed.end());
+    for (const fs::path& dir : installed)
+        if (!is_known_classifier(dir)) return dir;
     for (const ModelInfo& m : cached_models())
         if (m.task == "summarization") return m.dir;
     return {};

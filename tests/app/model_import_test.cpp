@@ -147,5 +147,33 @@ TEST_F(ModelImport, AnUnfinishedImportIsNeverTheDefaultModel) {
     EXPECT_EQ(chosen, models / "b-model");
 }
 
+// With no default chosen, the fallback is the first installed summarizer by name: a
+// classifier before it in the list (downloaded first, say) is passed over, and with only
+// classifiers installed there is no default and summaries are extractive.
+TEST_F(ModelImport, AClassifierIsNeverTheFallbackDefaultModel) {
+    const fs::path data = scratch_ / "data";
+    const fs::path models = data / "precis" / "models";
+    fs::create_directories(models / "a-classifier");
+    fs::copy_file(fixtures_dir() / "models" / "bart-tiny-cls" / "config.json", models / "a-classifier" / "config.json");
+    const char* old = std::getenv("XDG_DATA_HOME");
+    const std::string saved = old ? old : "";
+    const char* old_hf = std::getenv("HF_HUB_CACHE");
+    const std::string saved_hf = old_hf ? old_hf : "";
+    const char* old_config = std::getenv("XDG_CONFIG_HOME");
+    const std::string saved_config = old_config ? old_config : "";
+    setenv("XDG_DATA_HOME", data.c_str(), 1);
+    setenv("HF_HUB_CACHE", (scratch_ / "no-hf-cache").c_str(), 1);
+    setenv("XDG_CONFIG_HOME", (scratch_ / "config").c_str(), 1);  // no default chosen
+    const fs::path only_classifier = user_default_model();
+    fs::create_directories(models / "b-summarizer");
+    fs::copy_file(fixtures_dir() / "models" / "bart-tiny" / "config.json", models / "b-summarizer" / "config.json");
+    const fs::path with_summarizer = user_default_model();
+    if (old) setenv("XDG_DATA_HOME", saved.c_str(), 1); else unsetenv("XDG_DATA_HOME");
+    if (old_hf) setenv("HF_HUB_CACHE", saved_hf.c_str(), 1); else unsetenv("HF_HUB_CACHE");
+    if (old_config) setenv("XDG_CONFIG_HOME", saved_config.c_str(), 1); else unsetenv("XDG_CONFIG_HOME");
+    EXPECT_EQ(only_classifier, fs::path()) << "a classifier became the default for summaries";
+    EXPECT_EQ(with_summarizer, models / "b-summarizer");
+}
+
 }  // namespace
 }  // namespace precis::test
