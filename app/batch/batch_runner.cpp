@@ -142,14 +142,18 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
         ++finished;
         if (cb.on_file_finished) cb.on_file_finished(path, false, reason);
     };
-    // Labels (when asked and missing), then the summary and "item done" in one transaction.
-    auto store = [&](const QString& path, const IngestedDocument& doc, SummaryRecord record, bool label) {
+    // The document in the library, with the classifier's labels when asked and missing.
+    auto add_document = [&](const IngestedDocument& doc, bool label) {
         const qint64 doc_id = library.add_or_get_document(doc);
         if (label) {
             ClassificationResult c = opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
             library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
         }
-        record.document_id = doc_id;
+        return doc_id;
+    };
+    // Labels first, then the summary and "item done" in one transaction.
+    auto store = [&](const QString& path, const IngestedDocument& doc, SummaryRecord record, bool label) {
+        record.document_id = add_document(doc, label);
         library.add_summary_for_batch_item(report.job_id, path, record);
         ++report.done_now;
     };
@@ -182,12 +186,7 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
                     const bool label = opts.classifier && !(known && has_labels_from(library, *known, classifier_name,
                                                                                     candidate_labels));
                     if (existing) {
-                        const qint64 doc_id = library.add_or_get_document(doc);
-                        if (label) {
-                            ClassificationResult c =
-                                opts.classifier->classify(doc.text.toStdString(), opts.classify, cb.run);
-                            library.add_classifications(make_classification_records(doc_id, opts.classifier->model(), c));
-                        }
+                        add_document(doc, label);
                         library.mark_item_done(report.job_id, path, *existing);
                         ++report.kept;
                         succeeded(path);

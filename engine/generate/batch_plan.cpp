@@ -23,13 +23,15 @@ std::vector<int> longest_first(const std::vector<int>& lengths) {
 }
 
 std::vector<std::vector<int>> group_in_order(const std::vector<int>& order, const std::vector<int>& lengths,
-                                             int max_documents, int64_t token_budget) {
+                                             int max_documents, int64_t token_budget,
+                                             const std::function<bool(int, int)>& together) {
     std::vector<std::vector<int>> groups;
     int64_t longest = 0;
     for (int doc : order) {
         const int64_t len = lengths[size_t(doc)];
         const bool fits = !groups.empty() && int(groups.back().size()) < std::max(1, max_documents) &&
-                          (token_budget <= 0 || std::max(longest, len) * int64_t(groups.back().size() + 1) <= token_budget);
+                          (token_budget <= 0 || std::max(longest, len) * int64_t(groups.back().size() + 1) <= token_budget) &&
+                          (!together || together(groups.back().front(), doc));
         if (!fits) {
             groups.emplace_back();
             longest = 0;

@@ -9,6 +9,7 @@
 //   - `auto` picks both from the memory free and the model's size; running out of memory
 //     halves the document bound and the batch goes on.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,9 +31,12 @@ std::vector<int> longest_first(const std::vector<int>& lengths);
 
 // Consecutive documents of `order` in groups of at most max_documents whose padded size
 // (documents x the longest one's tokens) stays within token_budget (0: no budget); a
-// document longer than the budget runs alone. For runners that take a batch whole.
+// document longer than the budget runs alone; with `together`, a document joins a group
+// only if together(first of the group, it) (the same settings, say). For runners that take
+// a batch whole.
 std::vector<std::vector<int>> group_in_order(const std::vector<int>& order, const std::vector<int>& lengths,
-                                             int max_documents, int64_t token_budget);
+                                             int max_documents, int64_t token_budget,
+                                             const std::function<bool(int, int)>& together = {});
 
 // What one document costs a batch while it decodes, and what the batch's fixed part costs
 // (engine/model/decoder.h's own estimates, with the encoder output a document keeps).

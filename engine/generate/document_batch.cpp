@@ -251,18 +251,11 @@ void run_on_device(const Model& model, Backend& backend, const std::vector<Docum
     while (!waiting.empty()) {
         ModelRunner* runner = backend.runner();
         if (!runner) return;  // the device failed: the CPU batch takes the rest
-        // The next batch: consecutive waiting documents with the same settings.
-        std::vector<int> batch;
-        int64_t longest = 0;
-        for (int job : waiting) {
-            const DocumentJob& j = jobs[size_t(job)];
-            if (!batch.empty() && (int(batch.size()) >= report.limits.max_documents ||
-                                   !(j.config == jobs[size_t(batch[0])].config) ||
-                                   std::max<int64_t>(longest, j.input_tokens) * int64_t(batch.size() + 1) > kTokenBudget))
-                break;
-            batch.push_back(job);
-            longest = std::max<int64_t>(longest, j.input_tokens);
-        }
+        // The next batch: consecutive waiting documents with the same settings (batch_plan.h).
+        const std::vector<int> batch =
+            group_in_order({waiting.begin(), waiting.end()}, input_lengths(jobs), report.limits.max_documents,
+                           kTokenBudget, [&](int a, int b) { return jobs[size_t(a)].config == jobs[size_t(b)].config; })
+                .front();
         for (size_t i = 0; i < batch.size(); ++i) waiting.pop_front();
         EncoderOutput encoded;
         std::vector<int> members;

@@ -25,6 +25,13 @@ TEST(BatchPlan, GroupsStayWithinDocumentsAndPaddedTokens) {
     EXPECT_EQ(groups[2], (std::vector<int>{2, 3, 4}));
     EXPECT_EQ(groups[3], std::vector<int>{5});
     EXPECT_EQ(group_in_order(order, lengths, 100, 0).size(), 1u);  // no budget: documents alone bound it
+    // Only documents that may share a batch (the same settings) do: here odd and even ones.
+    const auto by_parity = group_in_order({0, 2, 1, 4, 3}, lengths, 3, 0, [](int a, int b) { return a % 2 == b % 2; });
+    ASSERT_EQ(by_parity.size(), 4u);
+    EXPECT_EQ(by_parity[0], (std::vector<int>{0, 2}));
+    EXPECT_EQ(by_parity[1], std::vector<int>{1});
+    EXPECT_EQ(by_parity[2], std::vector<int>{4});
+    EXPECT_EQ(by_parity[3], std::vector<int>{3});
 }
 
 TEST(BatchPlan, AutoFillsTheRowsTargetWhenMemoryAllows) {
