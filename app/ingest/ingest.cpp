@@ -166,6 +166,45 @@ PdfPages read_pdf(const QString& path, const QByteArray& bytes, const IngestOpti
     return read_pdf_here(path, bytes, opts);
 }
 
+// Where an outline entry's heading is looked for: the first words of its title, on the
+// first characters of its page (a page holds a few thousand; the bound keeps a hostile
+// outline, 10,000 entries on one huge page, cheap).
+constexpr qsizetype kOutlineTitleChars = 40;
+constexpr qsizetype kOutlineSearchChars = 20'000;
+
+// Where in `page` (the text of one page) the line holding the heading `title` starts; 0
+// (the page's start) when the title is not there. A line that begins with the title, perhaps
+// after a section number ("2.1 Methods"), wins over a mention of it inside running text.
+qsizetype heading_start(const QString& page, const QString& title) {
+    QStringList words = title.simplified().left(kOutlineTitleChars).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    if (words.isEmpty()) return 0;
+    for (QString& w : words) w = QRegularExpression::escape(w);
+    const QString pattern = words.join(QStringLiteral("\\s+"));  // any whitespace between words, newlines too
+    const QRegularExpression at_line_start(QStringLiteral("^(?:\\d+(?:\\.\\d+)*\\.?\\s+)?") + pattern,
+                                           QRegularExpression::CaseInsensitiveOption |
+                                               QRegularExpression::MultilineOption);
+    if (const QRegularExpressionMatch m = at_line_start.match(page); m.hasMatch()) return m.capturedStart();
+    const QRegularExpression anywhere(pattern, QRegularExpression::CaseInsensitiveOption);
+    const QRegularExpressionMatch m = anywhere.match(page);
+    if (!m.hasMatch()) return 0;
+    return page.lastIndexOf(QLatin1Char('\n'), m.capturedStart()) + 1;  // 0 when no newline precedes it
+}
+
+// Fills in each entry's offset in `text`; an entry whose page the text does not have gets
+// page and offset -1 (it keeps its place, so the outline's order and nesting stay whole).
+void locate_outline(QVector<OutlineEntry>& outline, const QString& text, const QVector<int>& page_offsets) {
+    for (OutlineEntry& e : outline) {
+        if (e.page < 0 || e.page >= page_offsets.size()) {
+            e.page = e.offset = -1;
+            continue;
+        }
+        const int start = page_offsets[e.page];
+        const int end = e.page + 1 < page_offsets.size() ? page_offsets[e.page + 1] : int(text.size());
+        const QString page = text.mid(start, std::min<qsizetype>(std::max(0, end - start), kOutlineSearchChars));
+        e.offset = start + int(heading_start(page, e.title));
+    }
+}
+
 IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const IngestOptions& opts) {
     QStringList reader_notes;
     const PdfPages read = read_pdf(path, bytes, opts, &reader_notes);
@@ -188,6 +227,8 @@ IngestedDocument ingest_pdf(const QString& path, const QByteArray& bytes, const 
     doc.text = std::move(assembled.text);
     doc.page_offsets = assembled.page_offsets;
     doc.pages = page_count;
+    doc.outline = read.outline;
+    locate_outline(doc.outline, doc.text, doc.page_offsets);
     doc.encoding = QStringLiteral("PDF");
     doc.notes = reader_notes;
     QString title = read.title;

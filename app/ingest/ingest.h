@@ -31,6 +31,14 @@ struct IngestOptions {
     bool pdf_in_process = false;
 };
 
+// One entry of a PDF's outline (its bookmarks), in document order.
+struct OutlineEntry {
+    QString title;
+    int level = 0;     // 0 = top level
+    int page = -1;     // 0-based page it points to; -1 when it points nowhere readable
+    int offset = -1;   // index in IngestedDocument::text where it starts: the start of the title's first line on that page when it is found there, else the page's start; -1 with page -1
+};
+
 struct IngestedDocument {
     QString path;                // absolute path of the file read
     QString title;               // PDF metadata title, first Markdown heading, else file base name
@@ -40,6 +48,7 @@ struct IngestedDocument {
     QString encoding;            // "UTF-8", "UTF-16LE", "UTF-16BE", "Latin-1 (fallback)", "Windows-1252 (fallback)", "PDF"
     QStringList notes;           // user-facing remarks about what ingestion did or could not do
     QByteArray content_hash;     // sha256 of the file bytes, lowercase hex
+    QVector<OutlineEntry> outline;  // PDF bookmarks (3 levels, 10,000 entries at most); empty for text files
 };
 
 enum class IngestErrorKind {

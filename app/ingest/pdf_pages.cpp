@@ -34,6 +34,32 @@ PdfPageLines page_lines(Poppler::Page& page) {
     return out;
 }
 
+// The 0-based page of this file an outline item points to, or -1: no destination, a page of
+// another file, or a page the file does not have.
+int target_page(const Poppler::OutlineItem& item, int page_count) {
+    if (!item.externalFileName().isEmpty()) return -1;
+    const QSharedPointer<const Poppler::LinkDestination> destination = item.destination();
+    if (!destination) return -1;
+    const int page = destination->pageNumber() - 1;  // Poppler counts from 1
+    return page >= 0 && page < page_count ? page : -1;
+}
+
+// Appends `items` and, depth first, their children to `out`, within kMaxOutlineDepth and
+// kMaxOutlineEntries. Children are read only when wanted (Poppler loads them lazily).
+void walk_outline(const QVector<Poppler::OutlineItem>& items, int level, int page_count, QVector<OutlineEntry>& out) {
+    for (const Poppler::OutlineItem& item : items) {
+        if (out.size() >= kMaxOutlineEntries) return;
+        if (item.isNull()) continue;
+        OutlineEntry entry;
+        entry.title = item.name().simplified().left(kMaxOutlineTitle);
+        entry.level = level;
+        entry.page = target_page(item, page_count);
+        out.push_back(std::move(entry));
+        if (level + 1 < kMaxOutlineDepth && item.hasChildren())
+            walk_outline(item.children(), level + 1, page_count, out);
+    }
+}
+
 }  // namespace
 
 PdfOpenFailure read_pdf_pages(const QByteArray& bytes, const QString& password, PdfPageSink& sink) {
@@ -59,7 +85,14 @@ PdfOpenFailure read_pdf_pages(const QByteArray& bytes, const QString& password, 
         const PdfPageLines lines = page_lines(*page);
         sink.page(i, &lines);
     }
-    sink.title(pdf->info(QStringLiteral("Title")).simplified());
+    // The title is read first but reported last (title() ends the report): no Poppler work
+    // follows the outline's report, so a reader that stalls has reported only its opening
+    // and pages, which is what a stall message counts (where_it_stopped in ingest.cpp).
+    const QString title = pdf->info(QStringLiteral("Title")).simplified();
+    QVector<OutlineEntry> outline;
+    walk_outline(pdf->outline(), 0, page_count, outline);
+    if (!outline.isEmpty()) sink.outline(outline);
+    sink.title(title);
     return PdfOpenFailure::None;
 }
 
@@ -72,6 +105,8 @@ void PdfPagesCollector::page(int index, const PdfPageLines* lines) {
     else
         pages_.unreadable_pages.push_back(index + 1);
 }
+
+void PdfPagesCollector::outline(const QVector<OutlineEntry>& entries) { pages_.outline = entries; }
 
 void PdfPagesCollector::title(const QString& title) {
     pages_.title = title;

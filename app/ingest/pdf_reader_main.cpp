@@ -44,6 +44,9 @@ class FrameWriter : public precis::PdfPageSink {
 public:
     void opened(int page_count) override { send(precis::encode_pdf_opened(page_count)); }
     void page(int index, const precis::PdfPageLines* lines) override { send(precis::encode_pdf_page(index, lines)); }
+    void outline(const QVector<precis::OutlineEntry>& entries) override {
+        send(precis::encode_pdf_outline(entries));
+    }
     void title(const QString& title) override { send(precis::encode_pdf_title(title)); }
     void send(const QByteArray& frame) {
         if (!write_all(STDOUT_FILENO, frame)) _exit(3);  // Precis has gone

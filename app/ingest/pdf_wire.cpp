@@ -11,7 +11,7 @@ namespace {
 constexpr quint32 kRequestMagic = 0x50524543;  // "PREC"
 constexpr int kMaxPages = 1'000'000;
 
-enum Message : quint8 { kOpened = 'O', kPage = 'P', kTitle = 'T', kFailure = 'F' };
+enum Message : quint8 { kOpened = 'O', kPage = 'P', kOutline = 'L', kTitle = 'T', kFailure = 'F' };
 
 // Both ends pin the stream format, so a newer Qt on one side cannot change it.
 void pin_version(QDataStream& s) { s.setVersion(QDataStream::Qt_6_0); }
@@ -63,6 +63,13 @@ QByteArray encode_pdf_page(int index, const PdfPageLines* lines) {
         if (!lines) return;
         s << qint32(lines->lines.size());
         for (const PdfLine& line : lines->lines) s << line.text << line.box;
+    });
+}
+
+QByteArray encode_pdf_outline(const QVector<OutlineEntry>& entries) {
+    return framed([&](QDataStream& s) {
+        s << quint8(kOutline) << qint32(entries.size());
+        for (const OutlineEntry& e : entries) s << e.title << qint32(e.level) << qint32(e.page);
     });
 }
 
@@ -129,6 +136,31 @@ bool PdfFrameApplier::apply(const QByteArray& payload) {
                 sink_.page(index, &lines);
             }
             ++next_page_;
+            return true;
+        }
+        case kOutline: {
+            // Once, after the last page and before the title; within the reader's own limits.
+            qint32 count = 0;
+            s >> count;
+            if (page_count_ < 0 || next_page_ != page_count_ || outline_seen_ || count < 0 ||
+                count > kMaxOutlineEntries)
+                return false;
+            QVector<OutlineEntry> entries;
+            entries.reserve(count);
+            for (qint32 i = 0; i < count && s.status() == QDataStream::Ok; ++i) {
+                OutlineEntry e;
+                qint32 level = 0, page = -1;
+                s >> e.title >> level >> page;
+                if (level < 0 || level >= kMaxOutlineDepth || page < -1 || page >= page_count_ ||
+                    e.title.size() > kMaxOutlineTitle)
+                    return false;
+                e.level = level;
+                e.page = page;
+                entries.push_back(std::move(e));
+            }
+            if (s.status() != QDataStream::Ok) return false;
+            outline_seen_ = true;
+            sink_.outline(entries);
             return true;
         }
         case kTitle: {

@@ -1,11 +1,13 @@
 #pragma once
 // The messages between Precis and its PDF reader process (pdf_reader_process.h): one
 // request (password and file bytes) in, then one frame per step out: opened, each page,
-// the title, or why the file did not open. A frame is a 4-byte big-endian length and a
-// QDataStream payload. The parent checks every frame it decodes: the reader parses a
-// hostile file, so what it sends is not trusted further than its shape.
+// the outline (only when the file has one: a reader that predates outlines still speaks
+// the protocol), the title; or why the file did not open. A frame is a 4-byte big-endian
+// length and a QDataStream payload. The parent checks every frame it decodes: the reader
+// parses a hostile file, so what it sends is not trusted further than its shape.
 #include <QByteArray>
 #include <QString>
+#include <QVector>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -23,6 +25,7 @@ inline constexpr uint32_t kMaxPdfWireFrame = 512u * 1024 * 1024;
 QByteArray encode_pdf_request(const QString& password, const QByteArray& bytes);
 QByteArray encode_pdf_opened(int page_count);
 QByteArray encode_pdf_page(int index, const PdfPageLines* lines);
+QByteArray encode_pdf_outline(const QVector<OutlineEntry>& entries);  // title, level, page of each
 QByteArray encode_pdf_title(const QString& title);
 QByteArray encode_pdf_failure(PdfOpenFailure failure);
 
@@ -46,7 +49,8 @@ private:
 };
 
 // Applies one frame from the reader to `sink`. Returns false for a frame that is not one
-// of the four messages, is out of order, or names a page that does not exist.
+// of the five messages, is out of order, names a page that does not exist, or holds an
+// outline past the limits of pdf_pages.h.
 class PdfFrameApplier {
 public:
     explicit PdfFrameApplier(PdfPageSink& sink) : sink_(sink) {}
@@ -58,6 +62,7 @@ private:
     PdfPageSink& sink_;
     int page_count_ = -1;
     int next_page_ = 0;
+    bool outline_seen_ = false;
     PdfOpenFailure failure_ = PdfOpenFailure::None;
     bool finished_ = false;
 };

@@ -1,9 +1,11 @@
 // Ingestion of PDFs the tests draw themselves with QPdfWriter: running headers/footers
 // and page numbers dropped, hyphenated line breaks joined, paragraphs unwrapped (also
 // across a page break), page offsets, image-only pages, and damaged, empty and
-// password-protected files (encrypted with the qpdf tool when it is installed). Every test
-// runs twice: Poppler inside the test, and in the precis-pdf-reader process
-// (app/ingest/pdf_reader_process.h), which must read every file the same way.
+// password-protected files (encrypted with the qpdf tool when it is installed), and the
+// outline (bookmarks: PDFs written by hand, tests/support/simple_pdf.h, since QPdfWriter
+// cannot write one). Every test runs twice: Poppler inside the test, and in the
+// precis-pdf-reader process (app/ingest/pdf_reader_process.h), which must read every file
+// the same way.
 #include <gtest/gtest.h>
 
 #include <QFile>
@@ -18,6 +20,7 @@
 #include <cstdlib>
 
 #include "app/ingest/ingest.h"
+#include "tests/support/simple_pdf.h"
 
 using namespace precis;
 
@@ -249,6 +252,130 @@ TEST_P(IngestPdf, EncryptedPdfNeedsTheRightPassword) {
     const IngestedDocument doc = ingest_file(locked, right);
     EXPECT_EQ(doc.text, kReportText);
     EXPECT_EQ(doc.pages, 3);
+}
+
+namespace {
+
+using precis::test::SimplePdfOutlineItem;
+
+// Three pages, each with headings that stand on lines of their own (a blank line after each).
+const std::vector<std::vector<std::string>> kChapterPages = {
+    {"Introduction", "", "This report looks at rivers."},
+    {"Methods", "", "We measured the flow of rivers.", "", "Data", "", "The data came from gauges."},
+    // The body names the next heading first: the heading's own line must win.
+    {"Our results follow from the methods described above.", "", "Results", "", "The rivers rose."},
+};
+
+const QString kChapterText = QStringLiteral(
+    "Introduction\n\nThis report looks at rivers.\n\n"
+    "Methods\n\nWe measured the flow of rivers.\n\nData\n\nThe data came from gauges.\n\n"
+    "Our results follow from the methods described above.\n\nResults\n\nThe rivers rose.");
+
+QStringList titles_of(const QVector<OutlineEntry>& outline) {
+    QStringList out;
+    for (const OutlineEntry& e : outline) out << e.title;
+    return out;
+}
+
+// The text from `e.offset` to the end of its line.
+QString line_at(const QString& text, const OutlineEntry& e) {
+    const qsizetype end = text.indexOf(QLatin1Char('\n'), e.offset);
+    return text.mid(e.offset, end < 0 ? -1 : end - e.offset);
+}
+
+}  // namespace
+
+TEST_P(IngestPdf, OutlineEntriesPointAtTheirHeadings) {
+    const QString file = path("chapters.pdf");
+    precis::test::write_simple_pdf_pages(file.toStdString(), kChapterPages,
+                                         {{"Introduction", 0, {}},
+                                          {"Methods", 1, {{"Data", 1, {}}}},
+                                          {"Results", 2, {}}});
+    const IngestedDocument doc = ingest_file(file);
+    ASSERT_EQ(doc.text, kChapterText);
+    ASSERT_EQ(doc.page_offsets.size(), 3);
+    ASSERT_EQ(titles_of(doc.outline), QStringList({"Introduction", "Methods", "Data", "Results"}));
+    const int levels[] = {0, 0, 1, 0};
+    const int pages[] = {0, 1, 1, 2};
+    for (qsizetype i = 0; i < doc.outline.size(); ++i) {
+        const OutlineEntry& e = doc.outline[i];
+        EXPECT_EQ(e.level, levels[i]) << e.title.toStdString();
+        EXPECT_EQ(e.page, pages[i]) << e.title.toStdString();
+        EXPECT_EQ(line_at(doc.text, e), e.title) << "offset " << e.offset;  // the heading's own line
+        EXPECT_GE(e.offset, doc.page_offsets[e.page]);
+        if (e.page + 1 < doc.page_offsets.size()) EXPECT_LT(e.offset, doc.page_offsets[e.page + 1]);
+    }
+    EXPECT_EQ(doc.outline[0].offset, 0);
+    EXPECT_EQ(doc.outline[1].offset, doc.page_offsets[1]);
+    EXPECT_EQ(doc.outline[3].offset, doc.text.indexOf("Results"));  // not "results" in the line before
+}
+
+TEST_P(IngestPdf, OutlineTitlesAreMatchedLooselyElseTheEntryPointsAtItsPage) {
+    const QString file = path("loose.pdf");
+    precis::test::write_simple_pdf_pages(file.toStdString(), kChapterPages,
+                                         {{"THE  rivers   ROSE", 2, {}},  // case and spacing differ
+                                          // Only the first 40 characters count.
+                                          {"Our results follow from the methods described in part two", 2, {}},
+                                          {"Summary", 1, {}},   // not on its page: the page's start
+                                          {"Appendix", 7, {}},  // past the last page
+                                          {"Notes", -1, {}}});  // no destination
+    const IngestedDocument doc = ingest_file(file);
+    ASSERT_EQ(doc.text, kChapterText);
+    ASSERT_EQ(doc.outline.size(), 5);
+    EXPECT_EQ(doc.outline[0].title, "THE rivers ROSE");  // whitespace simplified
+    EXPECT_EQ(line_at(doc.text, doc.outline[0]), "The rivers rose.");
+    EXPECT_EQ(doc.outline[1].page, 2);
+    EXPECT_EQ(doc.outline[1].offset, doc.page_offsets[2]);
+    EXPECT_TRUE(doc.text.mid(doc.outline[1].offset).startsWith("Our results follow"));
+    EXPECT_EQ(doc.outline[2].page, 1);
+    EXPECT_EQ(doc.outline[2].offset, doc.page_offsets[1]);
+    for (int i : {3, 4}) {  // kept in their places, pointing nowhere
+        EXPECT_EQ(doc.outline[i].page, -1) << doc.outline[i].title.toStdString();
+        EXPECT_EQ(doc.outline[i].offset, -1) << doc.outline[i].title.toStdString();
+    }
+    EXPECT_EQ(doc.outline[4].title, "Notes");
+}
+
+TEST_P(IngestPdf, OutlineIsReadToThreeLevels) {
+    const QString file = path("deep.pdf");
+    SimplePdfOutlineItem item{"Level 4", 0, {{"Level 5", 0, {}}}};
+    for (const char* title : {"Level 3", "Level 2", "Level 1"}) item = SimplePdfOutlineItem{title, 0, {item}};
+    precis::test::write_simple_pdf_pages(file.toStdString(), kChapterPages, {item, {"The rivers rose", 2, {}}});
+    const IngestedDocument doc = ingest_file(file);
+    ASSERT_EQ(titles_of(doc.outline), QStringList({"Level 1", "Level 2", "Level 3", "The rivers rose"}));
+    EXPECT_EQ(doc.outline[2].level, 2);
+    EXPECT_EQ(doc.outline[3].level, 0);
+    EXPECT_EQ(line_at(doc.text, doc.outline[3]), "The rivers rose.");  // the walk went on after the cut
+}
+
+TEST_P(IngestPdf, OutlineIsReadToTenThousandEntries) {
+    const QString file = path("many.pdf");
+    std::vector<SimplePdfOutlineItem> outline;
+    for (int i = 0; i < 10'005; ++i) outline.push_back({"Entry " + std::to_string(i), i % 3, {}});
+    precis::test::write_simple_pdf_pages(file.toStdString(), kChapterPages, outline);
+    const IngestedDocument doc = ingest_file(file);
+    ASSERT_EQ(doc.outline.size(), 10'000);
+    EXPECT_EQ(doc.outline.back().title, "Entry 9999");
+    EXPECT_EQ(doc.outline.back().offset, doc.page_offsets[0]);
+}
+
+TEST_P(IngestPdf, DocumentsWithoutAnOutlineHaveAnEmptyOne) {
+    const QString plain = path("plain.pdf");
+    precis::test::write_simple_pdf_pages(plain.toStdString(), kChapterPages);
+    const IngestedDocument doc = ingest_file(plain);
+    EXPECT_EQ(doc.text, kChapterText);
+    EXPECT_TRUE(doc.outline.isEmpty());
+
+    const QString drawn = path("report.pdf");
+    write_pdf(drawn, report_pages());
+    EXPECT_TRUE(ingest_file(drawn).outline.isEmpty());
+
+    const QString text = path("notes.txt");
+    QFile f(text);
+    ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+    f.write("Introduction\n\nSome notes.\n");
+    f.close();
+    EXPECT_TRUE(ingest_file(text).outline.isEmpty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Readers, IngestPdf, ::testing::Values(Reader::InProcess, Reader::ReaderProcess),

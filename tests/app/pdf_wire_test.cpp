@@ -1,7 +1,8 @@
 // The messages between Precis and its PDF reader process (app/ingest/pdf_wire.h): what the
 // reader sends arrives whole however the stream is cut, and anything that is not the
 // protocol, in its order, is refused (the reader parses hostile files, so its replies are
-// checked, not trusted).
+// checked, not trusted). The outline is optional, comes once between the last page and the
+// title, and stays within the reader's limits.
 #include <gtest/gtest.h>
 
 #include <QRectF>
@@ -16,6 +17,20 @@ PdfPageLines sample_lines() {
     lines.lines.push_back({QStringLiteral("Über die Flüsse — 河流"), QRectF(60.5, 88.25, 300, 12)});
     lines.lines.push_back({QStringLiteral("second line"), QRectF(60, 102, 120.75, 11.5)});
     return lines;
+}
+
+OutlineEntry entry(const QString& title, int level, int page) {
+    OutlineEntry e;
+    e.title = title;
+    e.level = level;
+    e.page = page;
+    return e;
+}
+
+QVector<OutlineEntry> sample_outline() {
+    return {entry(QStringLiteral("Einführung — 序論"), 0, 0), entry(QStringLiteral("Methods"), 0, 1),
+            entry(QStringLiteral("Data"), 1, 1), entry(QStringLiteral("Deepest"), 2, 2),
+            entry(QStringLiteral("Elsewhere"), 1, -1), entry(QString(), 0, 2)};
 }
 
 // Applies every frame of `stream`, fed `chunk` bytes at a time; false on the first refusal.
@@ -50,8 +65,41 @@ TEST(PdfWire, PagesAndTitleArriveWholeHoweverTheStreamIsCut) {
         EXPECT_TRUE(got.pages[1].lines.isEmpty());
         EXPECT_EQ(got.unreadable_pages, QVector<int>{2});
         EXPECT_EQ(got.title, "Annual Report");
+        EXPECT_TRUE(got.outline.isEmpty());  // the outline frame is optional
         EXPECT_TRUE(got.complete);
     }
+}
+
+TEST(PdfWire, TheOutlineArrivesWholeBetweenTheLastPageAndTheTitle) {
+    const PdfPageLines lines = sample_lines();
+    const QVector<OutlineEntry> outline = sample_outline();
+    const QByteArray stream = encode_pdf_opened(3) + encode_pdf_page(0, &lines) + encode_pdf_page(1, nullptr) +
+                              encode_pdf_page(2, &lines) + encode_pdf_outline(outline) +
+                              encode_pdf_title(QStringLiteral("Annual Report"));
+    for (size_t chunk : {size_t(1), size_t(5), size_t(4096)}) {
+        PdfPagesCollector sink;
+        ASSERT_TRUE(apply_stream(stream, chunk, &sink)) << "chunk " << chunk;
+        const PdfPages& got = sink.result();
+        ASSERT_EQ(got.outline.size(), outline.size());
+        for (qsizetype i = 0; i < outline.size(); ++i) {
+            EXPECT_EQ(got.outline[i].title, outline[i].title) << i;
+            EXPECT_EQ(got.outline[i].level, outline[i].level) << i;
+            EXPECT_EQ(got.outline[i].page, outline[i].page) << i;
+            EXPECT_EQ(got.outline[i].offset, -1) << i;  // found later, in the text (ingest.cpp)
+        }
+        EXPECT_EQ(got.pages.size(), 3);
+        EXPECT_EQ(got.title, "Annual Report");
+        EXPECT_TRUE(got.complete);
+    }
+}
+
+TEST(PdfWire, TheOutlineAtItsLimitsIsAccepted) {
+    QVector<OutlineEntry> outline(kMaxOutlineEntries, entry(QString(kMaxOutlineTitle, QLatin1Char('x')), 2, 0));
+    PdfPagesCollector sink;
+    ASSERT_TRUE(apply_stream(encode_pdf_opened(1) + encode_pdf_page(0, nullptr) + encode_pdf_outline(outline) +
+                                 encode_pdf_title(QString()),
+                             1 << 20, &sink));
+    EXPECT_EQ(sink.result().outline.size(), kMaxOutlineEntries);
 }
 
 TEST(PdfWire, AFileThatDidNotOpenArrivesAsItsReason) {
@@ -83,6 +131,9 @@ TEST(PdfWire, FramesOutOfOrderOrOfUnknownKindAreRefused) {
     const QByteArray page0 = encode_pdf_page(0, &lines);
     const QByteArray page1 = encode_pdf_page(1, &lines);
     const QByteArray title = encode_pdf_title(QStringLiteral("t"));
+    const QByteArray outline = encode_pdf_outline(sample_outline().mid(0, 3));  // pages 0 and 1
+    const QByteArray pages = opened2 + page0 + page1;
+    auto outline_of = [](const OutlineEntry& e) { return encode_pdf_outline({e}); };
     const struct {
         const char* what;
         QByteArray stream;
@@ -100,6 +151,18 @@ TEST(PdfWire, FramesOutOfOrderOrOfUnknownKindAreRefused) {
         {"an unknown kind", frame(QByteArray("Zjunk"))},
         {"an empty frame", frame(QByteArray())},
         {"a page cut short", opened2 + frame(encode_pdf_page(0, &lines).mid(4, 20))},
+        {"the outline before the last page", opened2 + page0 + outline},
+        {"the outline before the page count", outline},
+        {"the outline twice", pages + outline + outline},
+        {"the outline after the title", pages + title + outline},
+        {"an outline entry too deep", pages + outline_of(entry("deep", kMaxOutlineDepth, 0))},
+        {"an outline level below the top", pages + outline_of(entry("up", -1, 0))},
+        {"an outline entry past the last page", pages + outline_of(entry("past", 0, 2))},
+        {"an outline page that is no page", pages + outline_of(entry("none", 0, -2))},
+        {"an outline title too long", pages + outline_of(entry(QString(kMaxOutlineTitle + 1, QLatin1Char('x')), 0, 0))},
+        {"too many outline entries",
+         pages + encode_pdf_outline(QVector<OutlineEntry>(kMaxOutlineEntries + 1, entry("e", 0, 0)))},
+        {"an outline cut short", pages + frame(outline.mid(4, outline.size() - 8))},
         {"a length over the limit", QByteArray("\x7f\xff\xff\xff", 4)},
     };
     for (const auto& r : refused) {
