@@ -56,6 +56,18 @@ int list_failed_batch_files(const Library& lib) {
     return 0;
 }
 
+// A summary made section by section: its outline, one line per section (title, pages
+// counted from 1, the start of the section's summary).
+void print_sections(const DocumentOutline& sections) {
+    if (sections.isEmpty()) return;
+    std::cout << "sections: " << sections.size() << "\n";
+    for (int i = 0; i < int(sections.size()); ++i) {
+        const OutlineSection& sec = sections[i];
+        std::cout << "  " << i + 1 << ". " << one_line(section_display_title(sec, i), 60)
+                  << section_pages_text(sec).toStdString() << ": " << one_line(sec.summary, 160) << "\n";
+    }
+}
+
 // OUT IN...: every input is checked first, so a refused one leaves OUT as it was.
 int merge_command(const Arguments& args) {
     const auto& pos = args.positional();
@@ -138,6 +150,7 @@ int cmd_library(const Args& raw) {
                           << QString::number(100.0 * p.weight, 'f', 1).toStdString() << "%: "
                           << one_line(doc->text.mid(p.begin, p.end - p.begin), 100) << "\n";
             }
+            print_sections(s.sections);
         }
         return 0;
     }
@@ -147,7 +160,10 @@ int cmd_library(const Args& raw) {
         for (const SearchHit& h : lib.search(q)) {
             std::cout << h.document_id << "\t" << one_line(h.title, 50) << "\n";
             if (!h.document_snippet.isEmpty()) std::cout << "\ttext:    " << one_line(h.document_snippet, 120) << "\n";
-            if (!h.summary_snippet.isEmpty()) std::cout << "\tsummary: " << one_line(h.summary_snippet, 120) << "\n";
+            if (!h.section_title.isEmpty())
+                std::cout << "\tsection: " << one_line(h.section_title, 40) << ": " << one_line(h.summary_snippet, 120) << "\n";
+            else if (!h.summary_snippet.isEmpty())
+                std::cout << "\tsummary: " << one_line(h.summary_snippet, 120) << "\n";
         }
         return 0;
     }

@@ -8,8 +8,6 @@
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QMap>
-#include <QRegularExpression>
 #include <QStandardPaths>
 #include <algorithm>
 #include <limits>
@@ -136,33 +134,9 @@ ModelRecord read_model(const Stmt& st) {
     return m;
 }
 
-
-// User text -> FTS5 MATCH expression: every word or "quoted phrase" becomes a quoted
-// string (so FTS operators and punctuation are taken literally), a trailing * stays a
-// prefix search; all terms must match.
-QString fts_query(const QString& user) {
-    static const QRegularExpression term(QStringLiteral("\"([^\"]*)\"|(\\S+)"));
-    QStringList parts;
-    for (auto it = term.globalMatch(user); it.hasNext();) {
-        const QRegularExpressionMatch m = it.next();
-        QString t = m.capturedLength(1) > 0 ? m.captured(1) : m.captured(2);
-        bool prefix = false;
-        if (m.capturedLength(2) > 0 && t.size() > 1 && t.endsWith(QLatin1Char('*'))) {
-            t.chop(1);
-            prefix = true;
-        }
-        t.remove(QLatin1Char('"'));
-        if (t.trimmed().isEmpty()) continue;
-        parts << QStringLiteral("\"%1\"%2").arg(t, prefix ? QStringLiteral("*") : QString());
-    }
-    return parts.join(QLatin1Char(' '));
-}
-
 QString markdown_escape_inline(QString s) { return s.replace(QLatin1Char('`'), QLatin1Char('\'')); }
 
 }  // namespace
-
-
 
 QString Library::default_path() {
     // One definition for the GUI and every command: app/paths.h.
@@ -193,8 +167,9 @@ qint64 Library::add_or_get_document(const IngestedDocument& doc, bool* added) {
     Db& db = d_->db;
     WriteTransaction tx(db);
     Stmt ins(db,
-             "INSERT INTO documents (path, content_hash, title, pages, text, encoding, page_offsets, notes) "
-             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(content_hash) DO NOTHING");
+             "INSERT INTO documents (path, content_hash, title, pages, text, encoding, page_offsets, notes, outline) "
+             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(content_hash) DO NOTHING");
+    const QString outline = outline_to_json(doc.outline);
     ins.bind_path(1, doc.path)
         .bind(2, doc.content_hash)
         .bind(3, doc.title)
@@ -202,7 +177,8 @@ qint64 Library::add_or_get_document(const IngestedDocument& doc, bool* added) {
         .bind(5, doc.text)
         .bind(6, doc.encoding)
         .bind(7, to_json_array(doc.page_offsets))
-        .bind(8, to_json_array(doc.notes));
+        .bind(8, to_json_array(doc.notes))
+        .bind(9, outline);
     ins.run();
     const bool inserted = db.changes() > 0;
     qint64 id = 0;
@@ -218,6 +194,10 @@ qint64 Library::add_or_get_document(const IngestedDocument& doc, bool* added) {
         Stmt moved(db, "UPDATE documents SET path = ? WHERE id = ? AND path != ?");
         moved.bind_path(1, doc.path).bind(2, id).bind_path(3, doc.path);
         moved.run();
+        // A document added before outlines were kept gains its outline when read again.
+        Stmt outlined(db, "UPDATE documents SET outline = ? WHERE id = ? AND outline = '[]'");
+        outlined.bind(1, outline).bind(2, id);
+        outlined.run();
     }
     tx.commit();
     if (added) *added = inserted;
@@ -225,7 +205,7 @@ qint64 Library::add_or_get_document(const IngestedDocument& doc, bool* added) {
 }
 
 std::optional<DocumentRecord> Library::document(qint64 id) const {
-    Stmt st(d_->db, "SELECT " DOCUMENT_INFO_COLUMNS ", d.text, d.page_offsets, d.notes FROM documents d WHERE d.id = ?");
+    Stmt st(d_->db, "SELECT " DOCUMENT_INFO_COLUMNS ", d.text, d.page_offsets, d.notes, d.outline FROM documents d WHERE d.id = ?");
     st.bind(1, id);
     if (!st.step()) return std::nullopt;
     DocumentRecord r;
@@ -233,6 +213,7 @@ std::optional<DocumentRecord> Library::document(qint64 id) const {
     r.text = st.text(kDocumentInfoColumnCount);
     for (const QJsonValue& v : array_from_json(st.text(kDocumentInfoColumnCount + 1))) r.page_offsets.push_back(v.toInt());
     for (const QJsonValue& v : array_from_json(st.text(kDocumentInfoColumnCount + 2))) r.notes.push_back(v.toString());
+    r.outline = outline_from_json(st.text(kDocumentInfoColumnCount + 3), int(r.text.size()), r.pages);
     return r;
 }
 
@@ -265,6 +246,9 @@ QVector<DocumentListItem> Library::documents() const {
         item.labels = labels.value(item.document.id);
         out.push_back(std::move(item));
     }
+    SectionReader sections(db);
+    for (DocumentListItem& item : out)
+        if (item.latest_summary) item.latest_summary->sections = sections.read(item.latest_summary->id);
     return out;
 }
 
@@ -282,17 +266,23 @@ qint64 Library::add_summary(const SummaryRecord& summary) {
 }
 
 std::optional<SummaryRecord> Library::summary(qint64 id) const {
+    ReadTransaction snapshot(d_->db);  // the summary and its sections as one
     Stmt st(d_->db, "SELECT " SUMMARY_COLUMNS " FROM summaries s WHERE s.id = ?");
     st.bind(1, id);
     if (!st.step()) return std::nullopt;
-    return read_summary(st);
+    SummaryRecord s = read_summary(st);
+    s.sections = SectionReader(d_->db).read(s.id);
+    return s;
 }
 
 QVector<SummaryRecord> Library::summaries_for(qint64 document_id) const {
+    ReadTransaction snapshot(d_->db);
     Stmt st(d_->db, "SELECT " SUMMARY_COLUMNS " FROM summaries s WHERE s.document_id = ? ORDER BY s.created_at DESC, s.id DESC");
     st.bind(1, document_id);
     QVector<SummaryRecord> out;
     while (st.step()) out.push_back(read_summary(st));
+    SectionReader sections(d_->db);
+    for (SummaryRecord& s : out) s.sections = sections.read(s.id);
     return out;
 }
 
@@ -368,6 +358,7 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
             }
             o["source_passages"] = passages;
         }
+        o["sections"] = sections_to_json(s->sections);
         return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
     }
 
@@ -377,6 +368,7 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
         md += QStringLiteral("> **Warning:** made by the tiny RANDOM test model of the fixtures; this summary is "
                              "meaningless.\n\n");
     md += s->summary.trimmed() + QStringLiteral("\n\n");
+    md += sections_to_markdown(s->sections);
     md += QStringLiteral("---\n\n");
     md += QStringLiteral("- Document: `%1`").arg(markdown_escape_inline(path_for_display(doc.path)));
     if (doc.pages > 0) md += QStringLiteral(" (%1 page%2)").arg(doc.pages).arg(doc.pages == 1 ? "" : "s");
@@ -466,62 +458,6 @@ QVector<DocumentInfo> Library::documents_with_label(const QString& label, double
     QVector<DocumentInfo> out;
     while (st.step()) out.push_back(read_document_info(st));
     return out;
-}
-
-// ---------------------------------------------------------------- search
-
-QVector<SearchHit> Library::search(const QString& query, const SearchOptions& opts) const {
-    const QString match = fts_query(query);
-    if (match.isEmpty() || opts.limit <= 0) return {};
-    Db& db = d_->db;
-    ReadTransaction snapshot(db);
-    QMap<qint64, SearchHit> by_doc;
-    {
-        Stmt st(db,
-                "SELECT d.id, d.title, d.path, snippet(documents_fts, -1, ?, ?, '\xE2\x80\xA6', 16), "
-                "bm25(documents_fts, 5.0, 1.0) AS r "
-                "FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid "
-                "WHERE documents_fts MATCH ? ORDER BY r LIMIT ?");
-        st.bind(1, opts.mark_begin).bind(2, opts.mark_end).bind(3, match).bind(4, opts.limit);
-        while (st.step()) {
-            SearchHit h;
-            h.document_id = st.int64(0);
-            h.title = st.text(1);
-            h.path = st.path(2);
-            h.document_snippet = st.text(3);
-            h.rank = st.real(4);
-            by_doc.insert(h.document_id, h);
-        }
-    }
-    {
-        Stmt st(db,
-                "SELECT s.id, d.id, d.title, d.path, snippet(summaries_fts, 0, ?, ?, '\xE2\x80\xA6', 16), "
-                "bm25(summaries_fts) AS r "
-                "FROM summaries_fts JOIN summaries s ON s.id = summaries_fts.rowid JOIN documents d ON d.id = s.document_id "
-                "WHERE summaries_fts MATCH ? ORDER BY r, s.created_at DESC LIMIT ?");
-        st.bind(1, opts.mark_begin).bind(2, opts.mark_end).bind(3, match).bind(4, opts.limit);
-        while (st.step()) {
-            const qint64 doc_id = st.int64(1);
-            auto it = by_doc.find(doc_id);
-            if (it == by_doc.end()) {
-                SearchHit h;
-                h.document_id = doc_id;
-                h.title = st.text(2);
-                h.path = st.path(3);
-                h.rank = st.real(5);
-                it = by_doc.insert(doc_id, h);
-            } else if (it->summary_id != 0) {
-                continue;  // a better matching summary of this document came first
-            }
-            it->summary_id = st.int64(0);
-            it->summary_snippet = st.text(4);
-            it->rank = std::min(it->rank, st.real(5));
-        }
-    }
-    QVector<SearchHit> hits(by_doc.begin(), by_doc.end());
-    std::stable_sort(hits.begin(), hits.end(), [](const SearchHit& a, const SearchHit& b) { return a.rank < b.rank; });
-    if (hits.size() > opts.limit) hits.resize(opts.limit);
-    return hits;
 }
 
 // ---------------------------------------------------------------- models

@@ -20,12 +20,13 @@
 #include <memory>
 #include <optional>
 
+#include "app/ingest/ingest.h"
 #include "app/library/library_error.h"
 #include "app/library/source_passage.h"
+#include "app/long/outline_section.h"
 
 namespace precis {
 
-struct IngestedDocument;
 
 struct DocumentInfo {
     qint64 id = 0;
@@ -41,6 +42,7 @@ struct DocumentRecord : DocumentInfo {
     QString text;
     QVector<int> page_offsets;
     QStringList notes;
+    QVector<OutlineEntry> outline;  // the PDF's bookmarks (app/ingest/ingest.h); empty for text
 };
 
 struct SummaryRecord {
@@ -63,11 +65,21 @@ struct SummaryRecord {
     // "neural" (model_name made it) or "extractive" (the document's own sentences, chosen
     // by app/extractive; model_name is then "extractive" and summary_ids is empty).
     QString method = QStringLiteral("neural");
+    // A long document summarized section by section: each section (window) with its own
+    // summary, in document order, stored and read back with the summary. Empty for a
+    // summary made in one pass (or stored before schema v5).
+    DocumentOutline sections;
 };
 
 // How a person is told what made a summary: "extractive: 6 sentences from the document",
 // or "neural: bart-large-cnn".
 QString summary_method_description(const SummaryRecord& summary);
+
+// How section `index` (0-based) of an outline is named to a person: its title, else
+// "Section N"; and where it is: " (pages 3-7)", " (page 3)" (counted from 1), or empty for
+// a text file's section.
+QString section_display_title(const OutlineSection& section, int index);
+QString section_pages_text(const OutlineSection& section);
 
 struct ClassificationRecord {
     qint64 id = 0;  // set by the library
@@ -101,7 +113,8 @@ struct SearchOptions {
     QString mark_end = QStringLiteral("]");
 };
 
-// One hit per document; the document text and/or one of its summaries matched.
+// One hit per document; the document text and/or one of its summaries (its text or one of
+// its section summaries) matched.
 struct SearchHit {
     qint64 document_id = 0;
     QString title;
@@ -109,6 +122,7 @@ struct SearchHit {
     QString document_snippet;  // empty when only a summary matched
     qint64 summary_id = 0;     // best matching summary, 0 when none matched
     QString summary_snippet;
+    QString section_title;     // set when the snippet is from this section's summary
     double rank = 0;           // bm25, lower is better
 };
 
@@ -151,7 +165,7 @@ struct FailedBatchFile {
 
 class Library {
 public:
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
 
     // $PRECIS_LIBRARY if set, else the user data folder's library.sqlite (app/paths.h).
     static QString default_path();
@@ -190,7 +204,7 @@ public:
     // Documents with a classification `label` scoring at least `min_score`, newest first.
     QVector<DocumentInfo> documents_with_label(const QString& label, double min_score = 0.0) const;
 
-    // --- search (FTS5 over document title+text and summary text)
+    // --- search (FTS5 over document title+text, summary text and section summaries)
     // Words are matched as given (all must occur); "quoted phrases" and a trailing * for
     // prefixes are understood; other FTS syntax is taken literally.
     QVector<SearchHit> search(const QString& query, const SearchOptions& opts = {}) const;

@@ -53,8 +53,8 @@ const char* const kMergeSql[] = {
     "SELECT name, path, architecture, attention, imported_at FROM src.models WHERE true "
     "ON CONFLICT(path) DO NOTHING",
     // documents: one per content hash
-    "INSERT INTO main.documents (path, content_hash, title, pages, text, encoding, added_at, page_offsets, notes) "
-    "SELECT path, content_hash, title, pages, text, encoding, added_at, page_offsets, notes FROM src.documents "
+    "INSERT INTO main.documents (path, content_hash, title, pages, text, encoding, added_at, page_offsets, notes, outline) "
+    "SELECT path, content_hash, title, pages, text, encoding, added_at, page_offsets, notes, outline FROM src.documents "
     "WHERE true ON CONFLICT(content_hash) DO NOTHING",
 };
 
@@ -83,6 +83,22 @@ const char* const kMapSummaries =
     "  AND t.model_name = s.model_name AND t.model_path = s.model_path AND t.parameters = s.parameters "
     "  ORDER BY t.created_at DESC, t.id DESC LIMIT 1) "
     "FROM src.summaries s JOIN temp.merge_documents d ON d.src_id = s.document_id";
+
+// The summaries this merge copied (ids above the OUT's largest before it) to the input
+// summary each is a copy of: the newest of its key, as kInsertSummaries chose.
+const char* const kMapCopiedSummaries =
+    "INSERT INTO temp.merge_copied (out_id, src_id) "
+    "SELECT t.id, (SELECT s.id FROM src.summaries s JOIN temp.merge_documents d ON d.src_id = s.document_id "
+    "  WHERE d.out_id = t.document_id AND s.method = t.method AND s.model_name = t.model_name "
+    "  AND s.model_path = t.model_path AND s.parameters = t.parameters ORDER BY s.created_at DESC, s.id DESC LIMIT 1) "
+    "FROM main.summaries t WHERE t.id > ?";
+
+// A copied summary takes its outline along; a summary OUT kept has its own.
+const char* const kInsertSections =
+    "INSERT INTO main.summary_sections (summary_id, position, title, start, \"end\", first_page, last_page, summary, "
+    "  tokens) "
+    "SELECT c.out_id, x.position, x.title, x.start, x.\"end\", x.first_page, x.last_page, x.summary, x.tokens "
+    "FROM temp.merge_copied c JOIN src.summary_sections x ON x.summary_id = c.src_id ORDER BY c.out_id, x.position";
 
 const char* const kInsertClassifications =
     "INSERT INTO main.classifications (document_id, model_name, parameters, label, score, created_at) "
@@ -126,12 +142,25 @@ MergeCounts merge_one(Db& db, const QString& input) {
         db.exec("CREATE TEMP TABLE IF NOT EXISTS merge_documents (src_id INTEGER PRIMARY KEY, out_id INTEGER);"
                 "CREATE TEMP TABLE IF NOT EXISTS merge_summaries (src_id INTEGER PRIMARY KEY, out_id INTEGER);"
                 "CREATE TEMP TABLE IF NOT EXISTS merge_jobs (src_id INTEGER PRIMARY KEY, out_id INTEGER);"
-                "DELETE FROM temp.merge_documents; DELETE FROM temp.merge_summaries; DELETE FROM temp.merge_jobs;");
+                "CREATE TEMP TABLE IF NOT EXISTS merge_copied (out_id INTEGER PRIMARY KEY, src_id INTEGER);"
+                "DELETE FROM temp.merge_documents; DELETE FROM temp.merge_summaries; DELETE FROM temp.merge_jobs;"
+                "DELETE FROM temp.merge_copied;");
         c.models_added = run_counted(db, kMergeSql[0]);
         c.documents_added = run_counted(db, kMergeSql[1]);
         c.documents_known = count_of(db, "SELECT count(*) FROM src.documents") - c.documents_added;
         db.exec(kMapDocuments);
+        qint64 last_summary_before = 0;
+        {
+            Stmt last(db, "SELECT coalesce(max(id), 0) FROM main.summaries");
+            if (last.step()) last_summary_before = last.int64(0);
+        }
         c.summaries_added = run_counted(db, kInsertSummaries);
+        {
+            Stmt copied(db, kMapCopiedSummaries);
+            copied.bind(1, last_summary_before);
+            copied.run();
+        }
+        db.exec(kInsertSections);
         c.summaries_known = count_of(db, "SELECT count(*) FROM src.summaries") - c.summaries_added;
         db.exec(kMapSummaries);
         c.classifications_added = run_counted(db, kInsertClassifications);

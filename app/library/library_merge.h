@@ -7,7 +7,8 @@
 //   summaries        one per document and settings: method, model name, model path and
 //                    parameters; a document summarized with other settings keeps each
 //                    summary, the same settings seen twice (two shards, a merge run twice)
-//                    keep the one OUT already has, else the input's newest
+//                    keep the one OUT already has, else the input's newest; a summary
+//                    copied brings its sections (its outline) along
 //   classifications  one per document, classifier, parameters and label
 //   models           one per folder path
 //   batch jobs       one per folder and settings (a shard's job names its shard); an item

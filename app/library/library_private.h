@@ -1,6 +1,6 @@
 #pragma once
-// What library.cpp and library_batch.cpp share: the connection wrapper with its
-// insert helpers, and the JSON/time/status conversions of stored rows. Not public API.
+// What library.cpp, library_search.cpp and library_batch.cpp share: the connection wrapper
+// with its insert helpers, and the JSON/time/status conversions of stored rows. Not public API.
 #include <QDateTime>
 #include <QDir>
 #include <QJsonArray>
@@ -11,6 +11,7 @@
 
 #include "app/file_names.h"
 #include "app/library/library.h"
+#include "app/library/library_sections.h"
 #include "app/library/sqlite_db.h"
 
 namespace precis {
@@ -77,7 +78,9 @@ struct Library::Impl {
         else
             st.bind_null(12);
         st.run();
-        return db.last_insert_id();
+        const qint64 id = db.last_insert_id();
+        insert_sections(db, id, s.sections);
+        return id;
     }
 
     // The database clock, in the same format as the schema's column defaults.

@@ -120,6 +120,42 @@ const char* const kMigrateV3ToV4 = R"sql(
 ALTER TABLE summaries ADD COLUMN method TEXT NOT NULL DEFAULT 'neural';
 )sql";
 
+// v5: the outline of a summary made section by section (app/long/outline_section.h), one
+// row per section in document order; none for summaries made in one pass or before v5.
+// The section summaries get their own full-text index, kept in sync like the others.
+// Documents keep their PDF outline (bookmarks: title, level, page, offset), which the
+// section windows follow; '[]' for text files and documents added before v5.
+const char* const kMigrateV4ToV5 = R"sql(
+ALTER TABLE documents ADD COLUMN outline TEXT NOT NULL DEFAULT '[]';
+CREATE TABLE summary_sections (
+  id         INTEGER PRIMARY KEY,
+  summary_id INTEGER NOT NULL REFERENCES summaries(id) ON DELETE CASCADE,
+  position   INTEGER NOT NULL,
+  title      TEXT NOT NULL DEFAULT '',
+  start      INTEGER NOT NULL DEFAULT 0,
+  "end"      INTEGER NOT NULL DEFAULT 0,
+  first_page INTEGER NOT NULL DEFAULT -1,
+  last_page  INTEGER NOT NULL DEFAULT -1,
+  summary    TEXT NOT NULL DEFAULT '',
+  tokens     INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX summary_sections_by_summary ON summary_sections(summary_id, position);
+
+CREATE VIRTUAL TABLE summary_sections_fts USING fts5(
+  summary, content='summary_sections', content_rowid='id', tokenize='unicode61 remove_diacritics 2');
+CREATE TRIGGER summary_sections_fts_insert AFTER INSERT ON summary_sections BEGIN
+  INSERT INTO summary_sections_fts(rowid, summary) VALUES (new.id, new.summary);
+END;
+CREATE TRIGGER summary_sections_fts_delete AFTER DELETE ON summary_sections BEGIN
+  INSERT INTO summary_sections_fts(summary_sections_fts, rowid, summary) VALUES ('delete', old.id, old.summary);
+END;
+CREATE TRIGGER summary_sections_fts_update AFTER UPDATE OF summary ON summary_sections BEGIN
+  INSERT INTO summary_sections_fts(summary_sections_fts, rowid, summary) VALUES ('delete', old.id, old.summary);
+  INSERT INTO summary_sections_fts(rowid, summary) VALUES (new.id, new.summary);
+END;
+INSERT INTO summary_sections_fts(summary_sections_fts) VALUES ('rebuild');
+)sql";
+
 #undef PRECIS_NOW
 
 struct Migration {
@@ -132,6 +168,7 @@ const Migration kMigrations[] = {
     {2, kMigrateV1ToV2},
     {3, kMigrateV2ToV3},
     {4, kMigrateV3ToV4},
+    {5, kMigrateV4ToV5},
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == kLibrarySchemaVersion);
 

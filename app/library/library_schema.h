@@ -9,11 +9,14 @@
 //       batch_items; FTS5 indexes over document title+text and summary text, kept in
 //       sync by triggers (existing rows are indexed during the migration).
 //   v3: summaries.source_passages (NULL for older summaries).
+//   v4: summaries.method ("neural" for older summaries).
+//   v5: summary_sections, a long document's outline per summary (none for older
+//       summaries), with an FTS5 index over the section summaries.
 #include "app/library/sqlite_db.h"
 
 namespace precis {
 
-inline constexpr int kLibrarySchemaVersion = 4;
+inline constexpr int kLibrarySchemaVersion = 5;
 inline constexpr int kLibraryApplicationId = 0x50524353;  // "PRCS"
 
 // The complete v1 schema as it shipped, kept so that migrations start from the real

@@ -196,10 +196,12 @@ void WriteTransaction::commit() {
     done_ = true;
 }
 
-ReadTransaction::ReadTransaction(Db& db) : db_(db) { db_.exec("BEGIN DEFERRED"); }
+ReadTransaction::ReadTransaction(Db& db) : db_(db), owned_(sqlite3_get_autocommit(db.handle()) != 0) {
+    if (owned_) db_.exec("BEGIN DEFERRED");
+}
 
 ReadTransaction::~ReadTransaction() {
-    if (!sqlite3_get_autocommit(db_.handle())) sqlite3_exec(db_.handle(), "COMMIT", nullptr, nullptr, nullptr);
+    if (owned_ && !sqlite3_get_autocommit(db_.handle())) sqlite3_exec(db_.handle(), "COMMIT", nullptr, nullptr, nullptr);
 }
 
 }  // namespace sqlite

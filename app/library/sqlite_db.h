@@ -100,7 +100,8 @@ private:
     bool done_ = false;
 };
 
-// A consistent snapshot for reads spanning several statements.
+// A consistent snapshot for reads spanning several statements. Inside a transaction that
+// is already open (a read that calls another, or a read within a write) it joins that one.
 class ReadTransaction {
 public:
     explicit ReadTransaction(Db& db);
@@ -110,6 +111,7 @@ public:
 
 private:
     Db& db_;
+    bool owned_;  // this object began the transaction and ends it
 };
 
 }  // namespace precis::sqlite

@@ -1,4 +1,4 @@
-// The SQLite library in one process: schema and migration from v1, documents, summary
+// The SQLite library in one process: schema and migration from v1 and v4, documents, summary
 // history, classifications and the label filter, full-text search, cascade deletes,
 // export, models, batch bookkeeping, and the errors (newer schema, foreign or damaged
 // file, disk full) with nothing half-written.
@@ -130,7 +130,7 @@ TEST_F(LibraryTest, NewLibraryUsesWalForeignKeysAndTheCurrentSchema) {
     EXPECT_EQ(raw.value("PRAGMA journal_mode"), "wal");
     EXPECT_EQ(raw.value("PRAGMA user_version"), QString::number(Library::kSchemaVersion));
     for (const char* table : {"documents", "summaries", "classifications", "models", "batch_jobs", "batch_items",
-                              "documents_fts", "summaries_fts"})
+                              "documents_fts", "summaries_fts", "summary_sections", "summary_sections_fts"})
         EXPECT_EQ(raw.value(QStringLiteral("SELECT count(*) FROM sqlite_master WHERE name = '%1'").arg(table).toUtf8()), "1")
             << table;
 }
@@ -172,6 +172,7 @@ TEST_F(LibraryTest, MigratesV1DatabaseKeepingItsData) {
     EXPECT_EQ(history[0].summary_ids, (QVector<qint32>{0, 7, 2}));
     EXPECT_FALSE(history[0].passages.has_value());  // v3 column: never traced
     EXPECT_EQ(history[0].method, "neural");          // v4 column: every older summary came from a model
+    EXPECT_TRUE(history[0].sections.isEmpty());      // v5 table: made in one pass
     ASSERT_EQ(lib.models().size(), 1);
     EXPECT_EQ(lib.models()[0].attention, "full");
 
@@ -185,6 +186,82 @@ TEST_F(LibraryTest, MigratesV1DatabaseKeepingItsData) {
     EXPECT_EQ(lib.labels(), QStringList{"biology"});
     const qint64 added = lib.add_or_get_document(make_doc("Ants", "Ants build colonies."));
     EXPECT_GT(added, 2);
+}
+
+// A v4 library as Precis wrote it before outlines: v5 only added summary_sections with its
+// index and documents.outline, so a current file without them, marked v4, is one.
+TEST_F(LibraryTest, MigratesV4DatabaseGivingItsSummariesNoSections) {
+    qint64 doc = 0, neural = 0, extractive = 0;
+    {
+        Library lib(db_path());
+        IngestedDocument in = make_doc("Tides", "The moon pulls the oceans into two bulges.");
+        in.pages = 3;
+        in.page_offsets = {0, 20, 30};
+        doc = lib.add_or_get_document(in);
+        SummaryRecord n = make_summary(doc, "Lunar gravity raises tides.");
+        n.passages = QVector<SourcePassage>{{0, 16, 1.0, 0}};
+        neural = lib.add_summary(n);
+        SummaryRecord e = make_summary(doc, "The moon pulls the oceans.", "extractive");
+        e.method = "extractive";
+        extractive = lib.add_summary(e);
+        lib.add_classification({0, doc, "clf", {}, "physics", 0.8, {}});
+    }
+    {
+        RawDb raw(db_path());
+        raw.exec("DROP TABLE summary_sections_fts; DROP TABLE summary_sections; "
+                 "ALTER TABLE documents DROP COLUMN outline; PRAGMA user_version = 4;");
+        EXPECT_EQ(raw.value("SELECT count(*) FROM sqlite_master WHERE sql LIKE '%summary_sections%'"), "0");
+    }
+    Library lib(db_path());
+    EXPECT_EQ(lib.schema_version(), Library::kSchemaVersion);
+
+    const QVector<SummaryRecord> history = lib.summaries_for(doc);
+    ASSERT_EQ(history.size(), 2);
+    for (const SummaryRecord& s : history) EXPECT_TRUE(s.sections.isEmpty()) << s.id;
+    const std::optional<SummaryRecord> n = lib.summary(neural);
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->summary, "Lunar gravity raises tides.");
+    EXPECT_EQ(n->passages, (QVector<SourcePassage>{{0, 16, 1.0, 0}}));
+    EXPECT_EQ(n->input_tokens, 4096);
+    EXPECT_EQ(lib.summary(extractive)->method, "extractive");
+    EXPECT_EQ(lib.document(doc)->page_offsets, (QVector<int>{0, 20, 30}));
+    EXPECT_TRUE(lib.document(doc)->outline.isEmpty());
+    EXPECT_EQ(lib.labels(), QStringList{"physics"});
+    ASSERT_EQ(lib.documents().size(), 1);
+    EXPECT_TRUE(lib.documents()[0].latest_summary->sections.isEmpty());
+    ASSERT_EQ(lib.search("gravity").size(), 1);
+    EXPECT_EQ(lib.search("gravity")[0].summary_id, neural);
+    const QJsonObject exported = QJsonDocument::fromJson(lib.export_summary(neural, ExportFormat::Json).toUtf8()).object();
+    EXPECT_EQ(exported.value("sections"), QJsonValue(QJsonArray{}));
+
+    // The new table and its index work in the migrated file.
+    SummaryRecord outlined = make_summary(doc, "Tides in two parts.");
+    outlined.sections = {{"Part one", 0, 20, 0, 1, "Spring tides follow the full moon.", 12},
+                         {"Part two", 20, 42, 1, 2, "Neap tides are weaker.", 9}};
+    const qint64 id = lib.add_summary(outlined);
+    EXPECT_EQ(lib.summary(id)->sections, outlined.sections);
+    ASSERT_EQ(lib.search("neap").size(), 1);
+    EXPECT_EQ(lib.search("neap")[0].summary_id, id);
+}
+
+// A PDF's outline (its bookmarks) is kept with the document, for the section windows of a
+// long summary; a document stored before outlines gains its outline when read again.
+TEST_F(LibraryTest, ADocumentKeepsItsPdfOutlineAndAnOldOneGainsItWhenReadAgain) {
+    Library lib(db_path());
+    IngestedDocument in = make_doc("Report", "Introduction text. Methods text. Results text.");
+    in.pages = 3;
+    in.page_offsets = {0, 19, 33};
+    const qint64 plain = lib.add_or_get_document(in);
+    EXPECT_TRUE(lib.document(plain)->outline.isEmpty());
+    in.outline = {{"Introduction", 0, 0, 0}, {"Methods", 1, 1, 19}, {"Nowhere", 0, -1, -1}};
+    EXPECT_EQ(lib.add_or_get_document(in), plain);
+    EXPECT_EQ(lib.document(plain)->outline.size(), 3);
+    const OutlineEntry methods = lib.document(plain)->outline[1];
+    EXPECT_EQ(methods.title, "Methods");
+    EXPECT_EQ(methods.level, 1);
+    EXPECT_EQ(methods.page, 1);
+    EXPECT_EQ(methods.offset, 19);
+    EXPECT_EQ(lib.document(plain)->outline[2].page, -1);
 }
 
 TEST_F(LibraryTest, NewerSchemaIsRefusedNamingTheFile) {

@@ -2,7 +2,8 @@
 // batch runs merge into one library with every document and summary once; merging again
 // changes nothing; the same document under two names in two shards stays one; other
 // settings stay separate summaries; and a truncated, newer or foreign input is refused with
-// one sentence naming it while OUT stays byte for byte as it was.
+// one sentence naming it while OUT stays byte for byte as it was. Summaries copied bring
+// their sections (a long document's outline) along.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -13,6 +14,7 @@
 #include <fstream>
 
 #include "app/batch/batch_runner.h"
+#include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/library/library_merge.h"
 #include "tests/app/batch/batch_folder.h"
@@ -167,6 +169,66 @@ TEST_F(LibraryMergeTest, TheSameDocumentWithOtherSettingsKeepsBothSummaries) {
     EXPECT_EQ(c.summaries_added, 2 * made_.good());
     Library merged(q(out_));
     for (const DocumentListItem& d : merged.documents()) EXPECT_EQ(d.summary_count, 2);
+}
+
+IngestedDocument text_document(const QString& name, const QString& text) {
+    IngestedDocument d;
+    d.path = "/docs/" + name;
+    d.title = name;
+    d.text = text;
+    d.encoding = QStringLiteral("UTF-8");
+    d.content_hash = QCryptographicHash::hash(text.toUtf8(), QCryptographicHash::Sha256).toHex();
+    return d;
+}
+
+SummaryRecord summary_with(qint64 doc, const QString& text, int beams, const DocumentOutline& sections = {}) {
+    SummaryRecord s;
+    s.document_id = doc;
+    s.model_name = QStringLiteral("lsg-bart-base");
+    s.parameters = QJsonObject{{"num_beams", beams}};
+    s.summary = text;
+    s.sections = sections;
+    return s;
+}
+
+TEST(LibraryMerge, CopiedSummariesCarryTheirSectionsAndAKeptSummaryKeepsItsOwn) {
+    const fs::path dir = scratch_dir("merge-sections");
+    const DocumentOutline four_beams = {{"Introduction", 0, 40, 0, 1, "Puffins nest in burrows.", 50},
+                                        {"Results", 40, 90, 2, 4, "Burrow counts doubled since the rats went.", 70}};
+    const DocumentOutline two_beams = {{"Whole", 0, 90, 0, 4, "Puffins recovered.", 120}};
+    {
+        Library shard(q(dir / "shard.db"));
+        const qint64 puffins = shard.add_or_get_document(text_document("puffins.txt", "Puffins on the island."));
+        shard.add_summary(summary_with(puffins, "Puffins recover.", 4, four_beams));
+        shard.add_summary(summary_with(puffins, "Puffins, briefly.", 2, two_beams));
+        const qint64 terns = shard.add_or_get_document(text_document("terns.txt", "Terns over the harbour."));
+        shard.add_summary(summary_with(terns, "Terns, outlined in the shard.", 4, {{"All", 0, 23, -1, -1, "Terns dive.", 9}}));
+    }
+    {
+        Library out(q(dir / "out.db"));  // already holds the terns summary, made in one pass
+        const qint64 terns = out.add_or_get_document(text_document("terns.txt", "Terns over the harbour."));
+        out.add_summary(summary_with(terns, "Terns, in one pass.", 4));
+    }
+    const MergeCounts c = merge_libraries(q(dir / "out.db"), {q(dir / "shard.db")});
+    EXPECT_EQ(c.summaries_added, 2);
+    EXPECT_EQ(c.summaries_known, 1);
+    merge_libraries(q(dir / "out.db"), {q(dir / "shard.db")});  // again: nothing doubles
+
+    Library merged(q(dir / "out.db"));
+    for (const DocumentListItem& d : merged.documents()) {
+        const QVector<SummaryRecord> summaries = merged.summaries_for(d.document.id);
+        if (d.document.title == "terns.txt") {
+            ASSERT_EQ(summaries.size(), 1);
+            EXPECT_EQ(summaries[0].summary, "Terns, in one pass.");
+            EXPECT_TRUE(summaries[0].sections.isEmpty());  // not the shard's outline of another text
+            continue;
+        }
+        ASSERT_EQ(summaries.size(), 2);
+        for (const SummaryRecord& s : summaries)
+            EXPECT_EQ(s.sections, s.parameters.value("num_beams").toInt() == 4 ? four_beams : two_beams) << s.summary.toStdString();
+    }
+    ASSERT_EQ(merged.search("rats").size(), 1);  // the copied sections are in the search index
+    EXPECT_TRUE(merged.search("dive").isEmpty());
 }
 
 void expect_refused(const fs::path& out, const QStringList& inputs, const fs::path& named, const std::string& what) {
