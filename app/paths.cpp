@@ -53,10 +53,11 @@ fs::path executable_path() {
 fs::path user_data_dir() { return xdg_dir("XDG_DATA_HOME", ".local/share"); }
 fs::path user_models_dir() { return user_data_dir() / "models"; }
 fs::path user_config_dir() { return xdg_dir("XDG_CONFIG_HOME", ".config"); }
+fs::path user_cache_dir() { return xdg_dir("XDG_CACHE_HOME", ".cache"); }
 fs::path weight_cache_dir() {
     if (const char* e = std::getenv("PRECIS_WEIGHT_CACHE"); e && (std::string_view(e) == "off" || std::string_view(e) == "0"))
         return {};
-    return xdg_dir("XDG_CACHE_HOME", ".cache") / "weights";
+    return user_cache_dir() / "weights";
 }
 fs::path default_library_path() {
     if (const char* e = std::getenv("PRECIS_LIBRARY"); e && *e) return e;

@@ -12,6 +12,7 @@ std::filesystem::path executable_path();
 std::filesystem::path user_data_dir();     // $XDG_DATA_HOME/precis
 std::filesystem::path user_models_dir();   // user_data_dir()/models
 std::filesystem::path user_config_dir();   // $XDG_CONFIG_HOME/precis
+std::filesystem::path user_cache_dir();    // $XDG_CACHE_HOME/precis
 // Quantized (int8 / fp16) weights are cached beside their model, or here when the model
 // folder cannot be written: $XDG_CACHE_HOME/precis/weights. Empty when
 // PRECIS_WEIGHT_CACHE=off (or 0): then nothing is cached anywhere.

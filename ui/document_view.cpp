@@ -114,4 +114,20 @@ void DocumentView::reveal(const SourcePassage& p) {
     if (tabs_->currentIndex() == 1 && p.page >= 0) pages_->reveal_passage(p);
 }
 
+void DocumentView::reveal_start(int offset, int page) {
+    const int at = std::clamp(offset, 0, std::max(0, text_->document()->characterCount() - 1));
+    // From the end back up to the start, so the start comes to the top of the view (the
+    // heading, then what follows it) rather than to its middle.
+    text_->moveCursor(QTextCursor::End);
+    QTextCursor c(text_->document());
+    c.setPosition(at);
+    text_->setTextCursor(c);
+    // The pages take the same path as a passage: one that is not highlighted shows its page.
+    SourcePassage start;
+    start.begin = start.end = at;
+    start.page = page;
+    revealed_ = start;
+    if (tabs_->currentIndex() == 1 && page >= 0) pages_->reveal_passage(start);
+}
+
 }  // namespace precis::ui

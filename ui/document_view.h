@@ -29,6 +29,10 @@ public:
     // Scrolls the text to the passage and selects it, and the PDF view to the passage's own
     // words on its page (now, or when the Pages tab is next shown).
     void reveal(const SourcePassage& passage);
+    // Where a section of the summary's outline starts: scrolls the text so that `offset` is at
+    // the top of the view, and the PDF view to page `page` (from 0; -1 for a text file), now
+    // or when the Pages tab is next shown.
+    void reveal_start(int offset, int page);
 
     qint64 document_id() const { return document_id_; }
     const QVector<SourcePassage>& passages() const { return passages_; }

@@ -145,6 +145,8 @@ void MainWindow::build_layout() {
     connect(library_panel_, &LibraryPanel::delete_requested, this, &MainWindow::delete_document);
     connect(summary_panel_, &SummaryPanel::passages_changed, document_view_, &DocumentView::set_passages);
     connect(summary_panel_, &SummaryPanel::passage_activated, document_view_, &DocumentView::reveal);
+    connect(summary_panel_, &SummaryPanel::section_activated, document_view_,
+            [this](const OutlineSection& section) { document_view_->reveal_start(section.start, section.first_page); });
     connect(summary_panel_, &SummaryPanel::status_message, this, [this](const QString& m) { show_status(m, 5000); });
     connect(summary_panel_, &SummaryPanel::summary_deleted, library_panel_, &LibraryPanel::refresh);
     connect(summary_panel_, &SummaryPanel::trace_requested, this, [this](qint64 summary_id) {

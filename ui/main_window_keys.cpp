@@ -1,6 +1,6 @@
-// The main window's keyboard: Tab walks library -> document -> summary -> passages ->
-// history -> summary buttons; F6 / Shift+F6 jump between panes; the summary's Copy,
-// Export and Delete have shortcuts. (The menus and toolbar are in main_window.cpp.)
+// The main window's keyboard: Tab walks library -> document -> outline (a sectioned summary's)
+// -> summary -> passages -> history -> summary buttons; F6 / Shift+F6 jump between panes; the
+// summary's Copy, Export and Delete have shortcuts. (The menus and toolbar are in main_window.cpp.)
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
@@ -16,6 +16,7 @@
 #include "ui/document_view.h"
 #include "ui/library_panel.h"
 #include "ui/main_window.h"
+#include "ui/outline_view.h"
 #include "ui/run_queue_panel.h"
 #include "ui/summary_panel.h"
 
@@ -37,7 +38,8 @@ QWidget* focus_target(QWidget* pane) {
 void MainWindow::build_keyboard() {
     // Tab order: the chain the issue asks for, each pane's controls in reading order.
     const QList<QWidget*> chain = {library_panel_->search_box(), library_panel_->table(),
-                                   document_view_->text_view(),  summary_panel_->text_view(),
+                                   document_view_->text_view(),  summary_panel_->outline_view(),
+                                   summary_panel_->text_view(),
                                    summary_panel_->passage_list(), summary_panel_->history()};
     for (int i = 0; i + 1 < chain.size(); ++i) setTabOrder(chain[i], chain[i + 1]);
 

@@ -23,6 +23,8 @@
 #include "app/file_names.h"
 #include "ui/classification_view.h"
 #include "ui/focus_frame.h"
+#include "ui/outline_model.h"
+#include "ui/outline_view.h"
 
 namespace precis::ui {
 
@@ -59,6 +61,8 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
       library_(library),
       classification_(new ClassificationView(library, this)),
       text_(new QTextBrowser(this)),
+      outline_(new OutlineView(this)),
+      section_caption_(new SectionCaption(this)),
       details_(new QLabel(this)),
       passage_list_(new QListWidget(this)),
       trace_(new QPushButton(tr("Find source passages"), this)),
@@ -95,7 +99,17 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     export_->setToolTip(tr("Save the summary with its parameters as Markdown or JSON"));
     delete_->setToolTip(tr("Delete this summary from the library"));
 
+    section_caption_->hide();  // over a section's summary, so it is not taken for the whole one's
+    auto* reading = new QWidget(this);
+    auto* rl = new QVBoxLayout(reading);
+    rl->setContentsMargins(0, 0, 0, 0);
+    rl->setSpacing(2);
+    rl->addWidget(section_caption_);
+    rl->addWidget(text_, 1);
+    reading_split_ = new OutlineSplitter(outline_, reading, this);
+
     auto* passages_box = new QGroupBox(tr("Source passages"), this);
+    passages_box_ = passages_box;
     auto* pl = new QVBoxLayout(passages_box);
     pl->addWidget(passage_list_);
     pl->addWidget(trace_);
@@ -111,7 +125,7 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(classification_);
-    layout->addWidget(text_, 3);
+    layout->addWidget(reading_split_, 3);
     layout->addWidget(details_);
     layout->addWidget(passages_box, 2);
     layout->addWidget(history_box, 1);
@@ -120,6 +134,7 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     connect(history_, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row >= 0) show_summary(history_->item(row)->data(Qt::UserRole).toLongLong());
     });
+    connect(outline_, &OutlineView::section_selected, this, &SummaryPanel::show_section);
     connect(passage_list_, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         const auto& list = passages_.value(summary_id());
         const int i = item->data(Qt::UserRole).toInt();
@@ -145,6 +160,7 @@ void SummaryPanel::clear() {
     classification_->show_document(0);
     text_->clear();
     details_->clear();
+    hide_outline();
     show_passages();
 }
 
@@ -174,6 +190,7 @@ void SummaryPanel::show_document(qint64 document_id, qint64 summary_id) {
         if (summaries[i].id == summary_id) row = i;
     if (summaries.isEmpty()) {
         text_->clear();
+        hide_outline();
         details_->setText(tr("<small>This document has not been summarized yet.</small>"));
         show_passages();
     } else {
@@ -187,6 +204,7 @@ void SummaryPanel::show_summary(qint64 summary_id) {
     if (!current_) return;
     const SummaryRecord& s = *current_;
     text_->setPlainText(s.summary);
+    show_outline(s.sections);
     if (s.method == QLatin1String("extractive")) {
         details_->setText(tr("<small><b>%1</b> · %2<br>%3 · chosen in %4 s<br>The summary is the document's own "
                              "sentences, highlighted in the text; a neural model writes its own (Settings).</small>")
@@ -201,7 +219,12 @@ void SummaryPanel::show_summary(qint64 summary_id) {
     }
     const int tokens_read = s.parameters.value("tokens_read").toInt(int(s.input_tokens));
     QString reading = tr("read %1 of %2 tokens").arg(tokens_read).arg(s.input_tokens);
-    if (s.truncated) reading = QStringLiteral("<span style='color:#b45309'>%1 (the rest did not fit)</span>").arg(reading);
+    if (!s.sections.isEmpty())
+        reading = s.sections.size() == 1 ? tr("read all %1 tokens in 1 section").arg(s.input_tokens)
+                                         : tr("read all %1 tokens in %2 sections").arg(s.input_tokens).arg(s.sections.size());
+    else if (s.parameters.value("long").toString() == QLatin1String("sections"))
+        reading = tr("read all %1 tokens section by section").arg(s.input_tokens);
+    else if (s.truncated) reading = QStringLiteral("<span style='color:#b45309'>%1 (the rest did not fit)</span>").arg(reading);
     details_->setText(QStringLiteral("<small><b>%1</b> on %2 · %3<br>%4<br>encode %5 s · generate %6 s · %7</small>")
                           .arg(s.model_name.toHtmlEscaped(), s.device.toHtmlEscaped(),
                                QLocale().toString(s.created_at.toLocalTime(), QLocale::ShortFormat),
@@ -215,6 +238,7 @@ void SummaryPanel::show_summary(qint64 summary_id) {
 }
 
 void SummaryPanel::show_streaming(const QString& text) {
+    hide_outline();  // the text is the new summary's, not a section's
     text_->setPlainText(text);
     details_->setText(tr("<small><i>Generating…</i></small>"));
     text_->moveCursor(QTextCursor::End);
@@ -236,6 +260,7 @@ void SummaryPanel::show_passages() {
     passage_list_->clear();
     const bool known = current_ && passages_.contains(current_->id);
     trace_->setVisible(current_ && !known);
+    share_column();
     copy_->setEnabled(current_.has_value());
     export_->setEnabled(current_.has_value());
     delete_->setEnabled(current_.has_value());
@@ -244,11 +269,7 @@ void SummaryPanel::show_passages() {
         return;
     }
     const QVector<SourcePassage>& list = passages_[current_->id];
-    if (document_text_of_ != current_->document_id) {
-        const auto doc = library_.document(current_->document_id);
-        document_text_ = doc ? doc->text : QString();
-        document_text_of_ = current_->document_id;
-    }
+    const QString& document_text = this->document_text();
     QVector<int> order(list.size());
     for (int i = 0; i < list.size(); ++i) order[i] = i;
     // A model's passages by the attention they drew; an extractive summary's sentences in
@@ -257,7 +278,7 @@ void SummaryPanel::show_passages() {
         std::sort(order.begin(), order.end(), [&](int a, int b) { return list[a].weight > list[b].weight; });
     for (int i : order) {
         const SourcePassage& p = list[i];
-        QString excerpt = document_text_.mid(p.begin, p.end - p.begin).simplified();
+        QString excerpt = document_text.mid(p.begin, p.end - p.begin).simplified();
         if (excerpt.size() > 160) excerpt = excerpt.left(157) + QStringLiteral("…");
         const QString where = p.page >= 0 ? tr("p. %1 · ").arg(p.page + 1) : QString();
         // An extractive summary's sentences are the summary itself: no share of attention to show.
@@ -276,6 +297,51 @@ void SummaryPanel::show_passages() {
     }
     if (list.isEmpty()) passage_list_->addItem(tr("The summary's attention was spread evenly; no passage stands out."));
     emit passages_changed(list);
+}
+
+const QString& SummaryPanel::document_text() {
+    if (current_ && document_text_of_ != current_->document_id) {
+        const auto doc = library_.document(current_->document_id);
+        document_text_ = doc ? doc->text : QString();
+        document_text_of_ = current_->document_id;
+    }
+    return document_text_;
+}
+
+void SummaryPanel::show_section(int section) {
+    if (!current_) return;
+    const DocumentOutline& outline = current_->sections;
+    if (section < 0 || section >= outline.size()) {  // the whole document
+        section_caption_->hide();
+        text_->setPlainText(current_->summary);
+        return;
+    }
+    section_caption_->set_caption(ui::section_caption(outline, section, outline_->outline_model()->text_length()));
+    section_caption_->show();
+    const OutlineSection& s = outline[section];
+    text_->setPlainText(s.summary.isEmpty() ? tr("(This section has no summary of its own.)") : s.summary);
+    emit section_activated(s);
+}
+
+void SummaryPanel::show_outline(const DocumentOutline& outline) {
+    section_caption_->hide();
+    if (outline.isEmpty()) outline_->clear_outline();
+    else outline_->set_outline(outline, int(document_text().size()));
+    reading_split_->set_outline_visible(!outline.isEmpty());
+    share_column();
+}
+
+void SummaryPanel::share_column() {
+    // A sectioned summary's outline and text take more of the column from the passages (few
+    // such summaries have any traced), and while none are listed the passages box is only
+    // its button: at 1024x700 the outline, the caption and the text all keep room to read.
+    const bool sectioned = outline_->outline_model()->rowCount() > 0;
+    const bool listed = current_ && passages_.contains(current_->id);
+    passage_list_->setVisible(listed || !sectioned);
+    auto* box = qobject_cast<QBoxLayout*>(layout());
+    if (!box) return;
+    box->setStretchFactor(reading_split_, sectioned ? 6 : 3);
+    box->setStretchFactor(passages_box_, !sectioned ? 2 : listed ? 1 : 0);
 }
 
 QString SummaryPanel::summary_text() const { return text_->toPlainText(); }

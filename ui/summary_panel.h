@@ -1,7 +1,10 @@
 #pragma once
 // The right column: the selected summary (streaming while it is generated), what made it
 // (model, device, parameters, timings), the document's labels, the source passages it drew
-// on, the history of summaries for the document, and copy / export / delete.
+// on, the history of summaries for the document, and copy / export / delete. A summary made
+// section by section shows its outline beside or above the text (ui/outline_view.h): choosing
+// a section shows that section's summary under a caption and asks the document view to
+// scroll to where the section starts.
 #include <QHash>
 #include <QWidget>
 
@@ -18,6 +21,9 @@ class QTextBrowser;
 namespace precis::ui {
 
 class ClassificationView;
+class OutlineSplitter;
+class OutlineView;
+class SectionCaption;
 
 class SummaryPanel : public QWidget {
     Q_OBJECT
@@ -44,6 +50,9 @@ public:
     QListWidget* history() const { return history_; }
     ClassificationView* classification_view() const { return classification_; }
     QListWidget* passage_list() const { return passage_list_; }
+    OutlineView* outline_view() const { return outline_; }
+    SectionCaption* section_caption() const { return section_caption_; }
+    QLabel* details() const { return details_; }  // what made the summary, how much it read
     bool has_summary() const { return current_.has_value(); }
 
     // The Copy / Export… / Delete buttons (also the window's Summary shortcuts).
@@ -54,6 +63,8 @@ public:
 signals:
     void passages_changed(const QVector<SourcePassage>& passages);  // for the document view
     void passage_activated(const SourcePassage& passage);
+    // A section of the shown summary's outline was chosen: the document view shows its start.
+    void section_activated(const OutlineSection& section);
     void trace_requested(qint64 summary_id);
     void summary_deleted(qint64 summary_id);
     void status_message(const QString& message);
@@ -61,6 +72,12 @@ signals:
 private:
     void show_summary(qint64 summary_id);
     void show_passages();
+    // Section `section` of the shown summary's outline (-1: the whole document's summary).
+    void show_section(int section);
+    void show_outline(const DocumentOutline& outline);  // none: hidden
+    void hide_outline() { show_outline({}); }
+    void share_column();  // the column's room between the outline and text, and the passages
+    const QString& document_text();  // the shown summary's document's, read once
 
     Library& library_;
     qint64 document_id_ = 0;
@@ -70,6 +87,10 @@ private:
     qint64 document_text_of_ = 0;
     ClassificationView* classification_;
     QTextBrowser* text_;
+    OutlineView* outline_;
+    SectionCaption* section_caption_;
+    OutlineSplitter* reading_split_;
+    QWidget* passages_box_ = nullptr;
     QLabel* details_;
     QListWidget* passage_list_;
     QPushButton* trace_;

@@ -211,24 +211,31 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
             // The chunk's documents as ids; one that cannot be read as such fails alone.
             std::vector<std::vector<int64_t>> ids;
             std::vector<int> of;  // ids[k] is waiting[of[k]]
+            std::vector<size_t> long_docs;  // longer than the model reads: in sections, after the others
+            const int readable = readable_input_tokens(summarizer->model(), summarize.attention, summarize.max_input_tokens);
+            const bool sectioned = opts.long_options.mode != longdoc::LongMode::Truncate;
             for (size_t i = 0; i < waiting.size(); ++i) {
                 try {
                     const std::string text = waiting[i].doc.text.toStdString();
                     if (is_blank(text)) throw Error("the document has no text to summarize");
-                    ids.push_back(require_tokenizer(summarizer->model()).encode(text, true));
+                    std::vector<int64_t> doc_ids = require_tokenizer(summarizer->model()).encode(text, true);
+                    if (sectioned && int(doc_ids.size()) > readable) {
+                        long_docs.push_back(i);
+                        continue;
+                    }
+                    ids.push_back(std::move(doc_ids));
                     of.push_back(int(i));
                 } catch (const std::exception& e) {
                     failed(waiting[i].path, e);
                 }
             }
-            ManySummariesCallbacks on;
-            on.done = [&](int k, SummaryResult r) {
-                const Waiting& w = waiting[size_t(of[size_t(k)])];
+            const int trained = summarizer->model().trained_input_tokens();
+            auto keep_summary = [&](const Waiting& w, const longdoc::LongSummary& r) {
                 try {
                     // The backend as it is now: the CPU after a GPU failure earlier in the batch.
                     store(w.path, w.doc,
-                          make_summary_record(0, w.doc.text, w.doc.page_offsets, summarizer->model(), r, opts.summarize,
-                                              QString::fromStdString(summarizer->backend().name())),
+                          make_long_summary_record(0, w.doc.text, w.doc.page_offsets, summarizer->model(), r,
+                                                   opts.summarize, QString::fromStdString(summarizer->backend().name())),
                           w.label);
                     succeeded(w.path);
                 } catch (const Cancelled&) {
@@ -237,11 +244,31 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
                     failed(w.path, e);
                 }
             };
+            ManySummariesCallbacks on;
+            on.done = [&](int k, SummaryResult r) {
+                keep_summary(waiting[size_t(of[size_t(k)])], longdoc::one_pass_summary(std::move(r), trained));
+            };
             on.failed = [&](int k, const std::string& why) {
                 const Waiting& w = waiting[size_t(of[size_t(k)])];
                 failed(w.path, Error(why));
             };
-            summarizer->summarize_many(ids, summarize, opts.batch_size, on, cb.run);
+            if (!ids.empty()) summarizer->summarize_many(ids, summarize, opts.batch_size, on, cb.run);
+            for (size_t i : long_docs) {
+                const Waiting& w = waiting[i];
+                longdoc::LongSummary r;
+                try {
+                    longdoc::LongOptions long_options = opts.long_options;
+                    long_options.batch_size = opts.batch_size;
+                    r = longdoc::summarize_long(*summarizer, {w.doc.text, w.doc.page_offsets, w.doc.outline}, summarize,
+                                                long_options, {}, cb.run);
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const std::exception& e) {
+                    failed(w.path, e);
+                    continue;
+                }
+                keep_summary(w, r);
+            }
         }
     } catch (const Cancelled&) {
         report.cancelled = true;  // what did not finish stays pending: the next run does it

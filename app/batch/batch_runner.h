@@ -13,6 +13,8 @@
 #include "engine/pipeline/classifier_pipeline.h"
 #include "engine/pipeline/summarizer.h"
 
+#include "app/long/long_summarizer.h"
+
 namespace precis {
 
 class Library;
@@ -32,6 +34,9 @@ struct BatchOptions {
     // Documents the model summarizes together (engine/generate/document_batch.h); 0: auto,
     // as many as the memory free and the model's size call for.
     int batch_size = 0;
+    // Documents longer than the model reads (app/long/long_summarizer.h): their windows run
+    // together after the chunk's other documents; finished windows go to `long_options.store`.
+    longdoc::LongOptions long_options;
     // Optional: also classify each document with this classifier.
     std::shared_ptr<const Classifier> classifier;
     ClassifyOptions classify;

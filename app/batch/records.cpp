@@ -41,6 +41,17 @@ SummaryRecord make_summary_record(qint64 document_id, const QString& document_te
     return s;
 }
 
+SummaryRecord make_long_summary_record(qint64 document_id, const QString& document_text, const QVector<int>& page_offsets,
+                                       const Model& model, const longdoc::LongSummary& result,
+                                       const SummarizeOptions& options, const QString& device) {
+    SummaryRecord s = make_summary_record(document_id, document_text, page_offsets, model, result.summary, options, device);
+    s.parameters.insert("long", QString::fromLatin1(longdoc::long_reading_name(result.reading)));
+    s.parameters.insert("trained_tokens", result.trained_tokens);
+    if (!result.sections.isEmpty()) s.parameters.insert("combining_passes", result.levels);
+    s.sections = result.sections;
+    return s;
+}
+
 SummaryRecord make_extractive_summary_record(qint64 document_id, const QVector<int>& page_offsets,
                                              const extractive::ExtractiveSummary& e,
                                              const extractive::ExtractiveOptions& options) {

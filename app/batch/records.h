@@ -4,6 +4,7 @@
 
 #include "app/extractive/extractive_summarizer.h"
 #include "app/library/library.h"
+#include "app/long/long_summarizer.h"
 #include "engine/pipeline/classifier_pipeline.h"
 #include "engine/pipeline/summarizer.h"
 
@@ -16,6 +17,12 @@ class Model;
 SummaryRecord make_summary_record(qint64 document_id, const QString& document_text, const QVector<int>& page_offsets,
                                   const Model& model, const SummaryResult& result, const SummarizeOptions& options,
                                   const QString& device);
+
+// A summary of a document of any length (app/long/long_summarizer.h): as above, with its
+// outline and how it was read ("long": whole, extended, sections or truncated).
+SummaryRecord make_long_summary_record(qint64 document_id, const QString& document_text, const QVector<int>& page_offsets,
+                                       const Model& model, const longdoc::LongSummary& result,
+                                       const SummarizeOptions& options, const QString& device);
 
 // An extractive summary: its sentences are its source passages (weight: each one's share
 // of the chosen sentences' scores), and its parameters say how it was chosen.

@@ -11,6 +11,8 @@
 #include "app/batch/batch_counts.h"
 #include "app/batch/batch_runner.h"
 #include "app/cli/commands.h"
+#include "app/cli/long_output.h"
+#include "app/long/section_store.h"
 #include "app/cli/method_flags.h"
 #include "app/file_names.h"
 #include "engine/core/error.h"
@@ -44,7 +46,7 @@ std::optional<ShardSpec> shard_from_flags(const Arguments& args) {
 int cmd_batch(const Args& raw) {
     auto options = summarize_option_names();
     options.merge(method_option_names());
-    options.insert({"--library", "--classifier", "--labels", "--threshold", "--shard", "--shard-count"});
+    options.insert({"--library", "--classifier", "--labels", "--threshold", "--shard", "--shard-count", "--long"});
     auto flags = generation_flag_names();
     flags.insert({"--recursive", "--retry-failed", "--multi-label", "--shard-from-env", "--failed-files-ok"});
     Arguments args("batch", raw, flags, options);
@@ -61,11 +63,18 @@ int cmd_batch(const Args& raw) {
     opts.retry_failed = args.flag("--retry-failed");
     opts.shard = shard;
     opts.batch_size = batch_size_value(args);
+    opts.long_options.mode = long_mode_from_flags(args);
+    std::unique_ptr<longdoc::FileSectionStore> sections;
+    if (const auto dir = longdoc::default_section_store_dir(); !dir.empty()) {
+        sections = std::make_unique<longdoc::FileSectionStore>(dir);
+        opts.long_options.store = sections.get();
+    }
     opts.extractive = choice.method == SummaryMethod::Extractive;
     opts.extractive_options = extractive_from_flags(args);
     if (!opts.extractive) {
         warn_if_test_model(*choice.model);
-        LoadedRun run = load_model_with_flags(*choice.model, args, true);
+        LoadedRun run = load_model_with_flags(*choice.model, args, true,
+                                              longdoc::extends_positions(opts.long_options.mode) ? longdoc::kLsgExtension : 0);
         summarizer = std::make_unique<Summarizer>(run.model, backend);
         opts.summarize = summarizer->default_options();
         opts.summarize.attention = run.attention;

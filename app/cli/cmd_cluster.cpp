@@ -34,7 +34,7 @@ const std::set<std::string> kSubmitOptions{"--library", "--tasks", "--partition"
 std::set<std::string> batch_options() {
     auto options = summarize_option_names();
     options.merge(method_option_names());
-    options.insert({"--classifier", "--labels", "--threshold"});
+    options.insert({"--classifier", "--labels", "--threshold", "--long"});
     return options;
 }
 

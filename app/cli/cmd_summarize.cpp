@@ -8,12 +8,14 @@
 
 #include "app/batch/source_passages.h"
 #include "app/cli/commands.h"
+#include "app/cli/long_output.h"
 #include "app/cli/method_flags.h"
 #include "app/cli/progress.h"
 #include "app/cli/run_settings.h"
 #include "app/extractive/extractive_summarizer.h"
 #include "app/file_names.h"
 #include "app/ingest/ingest.h"
+#include "app/long/section_store.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/pipeline/input_text.h"
@@ -35,13 +37,16 @@ void print_json(const nlohmann::json& o) {
 }
 
 // A neural summary as the person asked for it: text, or one JSON object.
-void print_neural(const std::string& file, const IngestedDocument& doc, const SummaryResult& r,
+void print_neural(const std::string& file, const IngestedDocument& doc, const longdoc::LongSummary& long_summary,
                   const Summarizer& summarizer, const SummarizeOptions& opts, const LoadedRun& run,
                   const ModelLocation& where, bool json, size_t files) {
-    if (r.truncated)
-        std::cerr << "precis: " << file << ": read the first " << r.tokens_read << " of " << r.input_tokens
-                  << " tokens (the model's limit); the rest was not summarized\n";
-    if (!json) return print_text(file, r.text, files);
+    const SummaryResult& r = long_summary.summary;
+    if (const std::string how = describe_reading(long_summary); !how.empty())
+        std::cerr << "precis: " << file << ": " << how << "\n";
+    if (!json) {
+        if (long_summary.sections.isEmpty()) return print_text(file, r.text, files);
+        return print_text(file, r.text + "\n\nSections:\n" + outline_text(long_summary.sections), files);
+    }
     nlohmann::json o;
     o["file"] = file;
     o["title"] = doc.title.toStdString();
@@ -51,6 +56,10 @@ void print_neural(const std::string& file, const IngestedDocument& doc, const Su
     o["input_tokens"] = r.input_tokens;
     o["tokens_read"] = r.tokens_read;
     o["truncated"] = r.truncated;
+    o["long"] = longdoc::long_reading_name(long_summary.reading);
+    o["trained_tokens"] = long_summary.trained_tokens;
+    o["sections"] = outline_json(long_summary.sections);
+    o["combining_passes"] = long_summary.levels;
     o["seconds"] = r.encode_seconds + r.generate_seconds;
     o["encode_seconds"] = r.encode_seconds;
     o["generate_seconds"] = r.generate_seconds;
@@ -62,13 +71,37 @@ void print_neural(const std::string& file, const IngestedDocument& doc, const Su
     print_json(o);
 }
 
-// One file, neural: the model's summary, with its encoding and generating progress.
+// How long documents are read, and where finished sections wait for a continued run.
+struct LongRun {
+    longdoc::LongOptions options;
+    std::unique_ptr<longdoc::FileSectionStore> store;
+};
+
+// A document of any length (app/long/long_summarizer.h): its sections' progress, then the
+// encoding and generating of the final pass.
+longdoc::LongSummary summarize_document(const std::string& file, const IngestedDocument& doc,
+                                        const Summarizer& summarizer, const SummarizeOptions& opts,
+                                        const LongRun& long_run) {
+    longdoc::LongProgress progress;
+    progress.sections = [&](int done, int total) {
+        progress_line(file + ": section " + std::to_string(std::min(done + 1, total)) + " of " + std::to_string(total) +
+                      " (" + std::to_string(done) + " done)");
+    };
+    progress.combining = [&](int level) {
+        progress_line(file + ": combining the section summaries" + (level > 1 ? " (pass " + std::to_string(level) + ")" : ""));
+    };
+    longdoc::LongSummary s = longdoc::summarize_long(summarizer, {doc.text, doc.page_offsets, doc.outline}, opts,
+                                                     long_run.options, progress, progress_callbacks(file));
+    progress_done();
+    return s;
+}
+
+// One file, neural: the model's summary, with its progress.
 void summarize_neural(const std::string& file, const IngestedDocument& doc, const Summarizer& summarizer,
                       const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where, bool json,
-                      size_t files) {
-    SummaryResult r = summarizer.summarize(doc.text.toStdString(), opts, progress_callbacks(file));
-    progress_done();
-    print_neural(file, doc, r, summarizer, opts, run, where, json, files);
+                      size_t files, const LongRun& long_run) {
+    const longdoc::LongSummary s = summarize_document(file, doc, summarizer, opts, long_run);
+    print_neural(file, doc, s, summarizer, opts, run, where, json, files);
 }
 
 // Several files, neural: read them all, then the model summarizes them together
@@ -77,12 +110,14 @@ void summarize_neural(const std::string& file, const IngestedDocument& doc, cons
 int summarize_neural_together(const std::vector<std::string>& shown, const std::vector<IngestedDocument>& docs,
                               const std::vector<std::string>& read_errors, const Summarizer& summarizer,
                               const SummarizeOptions& opts, const LoadedRun& run, const ModelLocation& where,
-                              int batch_size, bool json) {
+                              const LongRun& long_run, bool json) {
     const size_t n = shown.size();
-    std::vector<std::optional<SummaryResult>> done(n);
+    std::vector<std::optional<longdoc::LongSummary>> done(n);
     std::vector<std::string> errors = read_errors;  // non-empty: the file failed
     std::vector<std::vector<int64_t>> ids;
-    std::vector<size_t> file_of;
+    std::vector<size_t> file_of, in_sections;
+    const int readable = readable_input_tokens(summarizer.model(), opts.attention, opts.max_input_tokens);
+    const bool sectioned = long_run.options.mode == longdoc::LongMode::Auto || long_run.options.mode == longdoc::LongMode::Sections;
     for (size_t i = 0; i < n; ++i) {
         if (!errors[i].empty()) continue;
         const std::string text = docs[i].text.toStdString();
@@ -90,10 +125,15 @@ int summarize_neural_together(const std::vector<std::string>& shown, const std::
             errors[i] = shown[i] + ": the document has no text to summarize";
             continue;
         }
-        ids.push_back(require_tokenizer(summarizer.model()).encode(text, true));
+        std::vector<int64_t> doc_ids = require_tokenizer(summarizer.model()).encode(text, true);
+        if (int(doc_ids.size()) > readable && (sectioned || long_run.options.mode == longdoc::LongMode::Extend)) {
+            in_sections.push_back(i);  // its own windows run together after the others
+            continue;
+        }
+        ids.push_back(std::move(doc_ids));
         file_of.push_back(i);
     }
-    size_t printed = 0, finished = n - ids.size();
+    size_t printed = 0, finished = n - ids.size() - in_sections.size();
     int failures = 0;
     auto flush = [&] {
         for (; printed < n && (done[printed] || !errors[printed].empty()); ++printed) {
@@ -111,8 +151,9 @@ int summarize_neural_together(const std::vector<std::string>& shown, const std::
     };
     flush();
     ManySummariesCallbacks on;
+    const int trained = summarizer.model().trained_input_tokens();
     on.done = [&](int k, SummaryResult r) {
-        done[file_of[size_t(k)]] = std::move(r);
+        done[file_of[size_t(k)]] = longdoc::one_pass_summary(std::move(r), trained);
         ++finished;
         flush();
     };
@@ -127,8 +168,19 @@ int summarize_neural_together(const std::vector<std::string>& shown, const std::
         progress_done();
         std::cerr << "precis: " << line << "\n";
     };
-    summarizer.summarize_many(ids, opts, batch_size, on, cb);
+    summarizer.summarize_many(ids, opts, long_run.options.batch_size, on, cb);
     flush();
+    for (size_t i : in_sections) {
+        try {
+            done[i] = summarize_document(shown[i], docs[i], summarizer, opts, long_run);
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const std::exception& e) {
+            errors[i] = shown[i] + ": " + e.what();
+        }
+        ++finished;
+        flush();
+    }
     progress_done();
     return failures;
 }
@@ -175,7 +227,7 @@ void summarize_extractive(const std::string& file, const IngestedDocument& doc, 
 int cmd_summarize(const Args& raw) {
     auto options = summarize_option_names();
     options.merge(method_option_names());
-    options.insert({"--password", "--max-input-tokens"});
+    options.insert({"--password", "--max-input-tokens", "--long"});
     auto flags = generation_flag_names();
     flags.insert("--json");
     Arguments args("summarize", raw, flags, options);
@@ -187,9 +239,17 @@ int cmd_summarize(const Args& raw) {
     std::optional<LoadedRun> run;
     std::unique_ptr<Summarizer> summarizer;
     SummarizeOptions opts;
+    LongRun long_run;
+    long_run.options.mode = long_mode_from_flags(args);
+    long_run.options.batch_size = batch_size_value(args);
+    if (const auto dir = longdoc::default_section_store_dir(); !dir.empty()) {
+        long_run.store = std::make_unique<longdoc::FileSectionStore>(dir);
+        long_run.options.store = long_run.store.get();
+    }
     if (neural) {
         warn_if_test_model(*choice.model);
-        run = load_model_with_flags(*choice.model, args, true);
+        run = load_model_with_flags(*choice.model, args, true,
+                                    longdoc::extends_positions(long_run.options.mode) ? longdoc::kLsgExtension : 0);
         summarizer = std::make_unique<Summarizer>(run->model, backend_from_flags(args));
         opts = summarizer->default_options();
         opts.attention = run->attention;
@@ -222,7 +282,7 @@ int cmd_summarize(const Args& raw) {
                 read_docs.push_back(std::move(doc));
                 read_errors.emplace_back();
             } else if (neural) {
-                summarize_neural(shown, doc, *summarizer, opts, *run, *choice.model, json, files);
+                summarize_neural(shown, doc, *summarizer, opts, *run, *choice.model, json, files, long_run);
             } else {
                 // Said once, and only when there is a document to summarize (not before an
                 // error about the file).
@@ -247,7 +307,7 @@ int cmd_summarize(const Args& raw) {
     }
     if (together)
         failures += summarize_neural_together(shown_names, read_docs, read_errors, *summarizer, opts, *run,
-                                              *choice.model, batch_size_value(args), json);
+                                              *choice.model, long_run, json);
     return failures ? 1 : 0;
 }
 

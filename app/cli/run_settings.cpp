@@ -50,9 +50,11 @@ ComputeType compute_type_for_model(const fs::path& dir, const Arguments& args) {
 
 }  // namespace
 
-LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& args, bool need_tokenizer) {
+LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& args, bool need_tokenizer,
+                                int lsg_extension_factor) {
     const fs::path& dir = where.dir;
     LoadOptions lo;
+    lo.lsg_extension_factor = lsg_extension_factor;
     lo.tokenizer_dir = where.tokenizer_dir;
     lo.compute_type = compute_type_for_model(dir, args);
     lo.weight_cache_fallback = weight_cache_dir();

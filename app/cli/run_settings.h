@@ -38,7 +38,9 @@ struct LoadedRun {
     AttentionOptions attention;
 };
 struct ModelLocation;
-LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& args, bool need_tokenizer);
+// `lsg_extension_factor`: LoadOptions::lsg_extension_factor (--long auto and extend).
+LoadedRun load_model_with_flags(const ModelLocation& where, const Arguments& args, bool need_tokenizer,
+                                int lsg_extension_factor = 0);
 
 // The model's generation config with the command-line overrides applied.
 GenerationConfig generation_from_flags(const Model& model, const Arguments& args);

@@ -36,6 +36,18 @@ Method:
   --position-weight X  --position-decay X  --redundancy X  --dialogue-factor X
 )";
 
+// What happens to a document longer than the model reads (app/long/long_mode.h).
+const char* const kLongOption = R"(Long documents:
+  --long auto|extend|sections|truncate
+                            auto (default): an LSG model reads up to 4x the length it
+                            was trained on in one pass (extend); a longer document is
+                            summarized section by section (chapters, the PDF outline,
+                            else pages or paragraphs), the section summaries combined
+                            into the document's summary and printed under it as its
+                            outline; a cancelled run continues from its finished
+                            sections. truncate: the first tokens only, as the model reads
+)";
+
 const char* const kLibraryOption = R"(
   --library DB              the library file (default: the one in your data folder)
 )";
@@ -48,10 +60,10 @@ const std::vector<std::pair<std::string, std::string>>& usage_table() {
 Summarizes each PDF, text or Markdown file and prints the summary.
 
   --json                    one JSON object per file (file, summary, summary_ids,
-                            input_tokens, truncated, seconds, device)
+                            input_tokens, truncated, long, sections, seconds, device)
   --password P              the password of an encrypted PDF
   --max-input-tokens N      read at most N tokens of each document
-)") + kModelRunOptions},
+)") + kLongOption + kModelRunOptions},
         {"classify", R"(usage: precis classify FILE... --model DIR [OPTIONS]
 
 Prints each file's labels with their scores, from a trained classification head or,
@@ -91,7 +103,7 @@ job and lists each failed file with its reason.
   --classifier DIR          also classify each file with this model
   --labels "a,b,c"  --multi-label  --threshold X
                             zero-shot labels for --classifier, as for precis classify
-)") + kModelRunOptions},
+)") + kLongOption + kModelRunOptions},
         {"library", R"(usage: precis library list|show|search|export|delete|merge ... [--library DB]
 
 Reads and edits the library of documents and summaries.
@@ -170,12 +182,13 @@ which cannot (not started, or damaged); run it again later, merging is idempoten
 )"},
         {"library show", std::string(R"(usage: precis library show ID [--library DB]
 
-Shows document ID: its file, pages, labels, and every summary with its settings and the
-source passages it drew on.)") + kLibraryOption},
+Shows document ID: its file, pages, labels, and every summary with its settings, the
+source passages it drew on and, for a long document summarized section by section, each
+section's title, pages and summary.)") + kLibraryOption},
         {"library search", std::string(R"(usage: precis library search TEXT [--library DB]
 
-Full-text search over document text and summaries; prints each matching document with a
-snippet of the match.)") + kLibraryOption},
+Full-text search over document text and summaries (sections' summaries too); prints each
+matching document with a snippet of the match.)") + kLibraryOption},
         {"library export", std::string(R"(usage: precis library export ID [--format md|json] [--library DB]
 
 Prints document ID's summaries as Markdown (the default) or JSON.

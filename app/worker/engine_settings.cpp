@@ -1,5 +1,7 @@
 #include "app/worker/engine_settings.h"
 
+#include "app/long/long_mode.h"
+
 #include <QSettings>
 
 #include <cstdlib>
@@ -43,6 +45,8 @@ EngineSettings load_engine_settings(const QSettings& q) {
     s.fovea_block_size = q.value("attention/fovea_block_size", d.fovea_block_size).toInt();
     s.fovea_wing = q.value("attention/fovea_wing", d.fovea_wing).toInt();
     s.max_positions = q.value("attention/max_positions", d.max_positions).toInt();
+    s.long_mode = q.value("summary/long", d.long_mode).toString();
+    if (!longdoc::parse_long_mode(s.long_mode.toStdString())) s.long_mode = d.long_mode;
     s.generation_override = q.value("generation/override", d.generation_override).toBool();
     s.num_beams = q.value("generation/num_beams", d.num_beams).toInt();
     s.length_penalty = q.value("generation/length_penalty", d.length_penalty).toDouble();
@@ -74,6 +78,7 @@ void save_engine_settings(QSettings& q, const EngineSettings& s) {
     q.setValue("attention/fovea_block_size", s.fovea_block_size);
     q.setValue("attention/fovea_wing", s.fovea_wing);
     q.setValue("attention/max_positions", s.max_positions);
+    q.setValue("summary/long", s.long_mode);
     q.setValue("generation/override", s.generation_override);
     q.setValue("generation/num_beams", s.num_beams);
     q.setValue("generation/length_penalty", s.length_penalty);
@@ -128,10 +133,15 @@ extractive::ExtractiveOptions extractive_options_for(const EngineSettings& s) {
     return o;
 }
 
+longdoc::LongMode long_mode_of(const EngineSettings& s) {
+    return longdoc::parse_long_mode(s.long_mode.toStdString()).value_or(longdoc::LongMode::Auto);
+}
+
 LoadOptions load_options_for(const EngineSettings& s, const ResolvedModel& where) {
     LoadOptions lo;
     lo.tokenizer_dir = where.tokenizer_dir;
     if (s.max_positions > 0) lo.max_positions = s.max_positions;
+    if (longdoc::extends_positions(long_mode_of(s))) lo.lsg_extension_factor = longdoc::kLsgExtension;
     if (s.attention == "lsg") {
         // Only acts on a plain BART checkpoint: it gets global embeddings and LSG settings in memory.
         lo.convert_to_lsg = true;

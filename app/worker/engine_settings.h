@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "app/extractive/extractive_summarizer.h"
+#include "app/long/long_mode.h"
 #include "app/worker/classifier_settings.h"
 #include "engine/config/config.h"
 #include "engine/model/model.h"
@@ -45,6 +46,9 @@ struct EngineSettings {
     int fovea_block_size = 64;
     int fovea_wing = 1;
     int max_positions = 0;  // 0: the model's own; more tiles the position table (longer input)
+    // A document longer than the model reads: "auto", "extend", "sections" or "truncate"
+    // (app/long/long_mode.h).
+    QString long_mode = "auto";
 
     bool generation_override = false;  // false: the model's generation_config.json
     int num_beams = 4;
@@ -60,6 +64,9 @@ struct EngineSettings {
 
 EngineSettings load_engine_settings(const QSettings& settings);
 void save_engine_settings(QSettings& settings, const EngineSettings& s);
+
+// settings.long_mode as the enum (auto for anything unknown).
+longdoc::LongMode long_mode_of(const EngineSettings& s);
 
 // The effective LSG settings the user asked for (the model's when not overridden).
 LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_lsg);

@@ -5,6 +5,7 @@
 #include "app/batch/batch_runner.h"
 #include "app/batch/records.h"
 #include "app/batch/source_passages.h"
+#include "app/long/section_store.h"
 #include "app/extractive/extractive_summarizer.h"
 #include "app/file_names.h"
 #include "app/ingest/ingest.h"
@@ -233,23 +234,49 @@ void EngineWorker::summarize(quint64 ticket, qint64 document_id, const EngineSet
         run.options.source_attention = true;  // the passages are stored with the summary
         Summarizer summarizer(run.model, backend_);
         const RunCallbacks cb = callbacks_for(ticket, run.model.get(), document_id);
-        const SummaryResult r = summarizer.summarize(doc->text.toStdString(), run.options, cb);
+        const longdoc::LongSummary r = summarize_long_document(*doc, run, summarizer, settings, cb);
         // A cancel that arrived as the last token came out still means "do not keep it".
         cb.check_abort();
         store_summary(*doc, run, r);
     });
 }
 
-void EngineWorker::store_summary(const DocumentRecord& doc, const Run& run, const SummaryResult& r) {
+longdoc::LongSummary EngineWorker::summarize_long_document(const DocumentRecord& doc, const Run& run,
+                                                          const Summarizer& summarizer, const EngineSettings& settings,
+                                                          const RunCallbacks& callbacks) {
+    if (!sections_opened_) {
+        sections_opened_ = true;
+        if (const fs::path dir = longdoc::default_section_store_dir(); !dir.empty())
+            sections_ = std::make_unique<longdoc::FileSectionStore>(dir);
+    }
+    longdoc::LongOptions options;
+    options.mode = long_mode_of(settings);
+    options.store = sections_.get();
+    longdoc::LongProgress progress;
+    progress.sections = [this](int done, int total) {
+        emit this->progress(tr("section %1 of %2").arg(std::min(done + 1, total)).arg(total), done, total);
+    };
+    progress.combining = [this](int level) {
+        emit this->progress(level > 1 ? tr("combining the section summaries (pass %1)").arg(level)
+                                      : tr("combining the section summaries"),
+                            0, 0);
+    };
+    return longdoc::summarize_long(summarizer, {doc.text, doc.page_offsets, doc.outline}, run.options, options, progress,
+                                   callbacks);
+}
+
+void EngineWorker::store_summary(const DocumentRecord& doc, const Run& run, const longdoc::LongSummary& r) {
     const SummaryRecord record =
-        make_summary_record(doc.id, doc.text, doc.page_offsets, *run.model, r, run.options, device_in_use());
+        make_long_summary_record(doc.id, doc.text, doc.page_offsets, *run.model, r, run.options, device_in_use());
     SummaryOutcome out;
     out.summary_id = library().add_summary(record);
     out.document_id = doc.id;
     out.passages = *record.passages;
-    out.input_tokens = r.input_tokens;
-    out.tokens_read = r.tokens_read;
-    out.truncated = r.truncated;
+    out.input_tokens = r.summary.input_tokens;
+    out.tokens_read = r.summary.tokens_read;
+    out.truncated = r.summary.truncated;
+    out.sections = int(r.sections.size());
+    out.kept_sections = r.kept_sections;
     emit summary_finished(out);
 }
 

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 
+#include "app/long/long_summarizer.h"
 #include "app/worker/engine_settings.h"
 #include "app/worker/worker_types.h"
 #include "engine/pipeline/classifier_pipeline.h"
@@ -27,6 +28,9 @@ class Classifier;
 struct DocumentRecord;
 class Library;
 class ModelCache;
+namespace longdoc {
+class SectionStore;
+}
 class Model;
 
 class EngineWorker : public QObject {
@@ -89,7 +93,12 @@ private:
     // The end of one document's summary, shared by summarize() and summarize_many() so both
     // store the same record: the summary with its source passages into the library, then
     // summary_finished.
-    void store_summary(const DocumentRecord& doc, const Run& run, const SummaryResult& result);
+    void store_summary(const DocumentRecord& doc, const Run& run, const longdoc::LongSummary& result);
+    // A document of any length summarized (app/long/long_summarizer.h): one pass, or section
+    // by section with "section 7 of 42" and "combining" progress; finished sections are kept
+    // for a run that continues after a cancel.
+    longdoc::LongSummary summarize_long_document(const DocumentRecord& doc, const Run& run, const Summarizer& summarizer,
+                                                 const EngineSettings& settings, const RunCallbacks& callbacks);
     // An extractive summary of `doc` made, stored and reported (no model runs).
     void summarize_extractively(quint64 ticket, const DocumentRecord& doc, const EngineSettings& settings);
     // Reports the extractive "model" (once, like prepare() does for a real one).
@@ -117,6 +126,8 @@ private:
     QString announced_attention_;
     bool announced_extractive_ = false;
     std::atomic<quint64> cancelled_up_to_{0};
+    std::unique_ptr<longdoc::SectionStore> sections_;  // made on first use; null when turned off
+    bool sections_opened_ = false;
 };
 
 }  // namespace precis

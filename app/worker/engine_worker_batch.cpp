@@ -73,17 +73,25 @@ void EngineWorker::summarize_many(quint64 ticket, const QVector<qint64>& documen
         // as such fails alone, with summarize()'s words.
         std::vector<std::vector<int64_t>> ids;
         std::vector<size_t> of;  // ids[k] is docs[of[k]]
+        std::vector<size_t> long_docs;  // longer than the model reads: their sections run together after
+        const int readable = readable_input_tokens(*run.model, run.options.attention, run.options.max_input_tokens);
+        const bool sectioned = long_mode_of(settings) != longdoc::LongMode::Truncate;
         for (size_t i = 0; i < docs.size(); ++i) {
             try {
                 const std::string text = docs[i].text.toStdString();
                 if (is_blank(text)) throw Error("the document has no text to summarize");
-                ids.push_back(tokenizer.encode(text, true));
+                std::vector<int64_t> doc_ids = tokenizer.encode(text, true);
+                if (sectioned && int(doc_ids.size()) > readable) {
+                    long_docs.push_back(i);
+                    continue;
+                }
+                ids.push_back(std::move(doc_ids));
                 of.push_back(i);
             } catch (const std::exception& e) {
                 fail(docs[i].id, QString::fromUtf8(e.what()));
             }
         }
-        if (ids.empty()) return;
+        if (ids.empty() && long_docs.empty()) return;
         started();
         // No on_tokens: one document's partial text is not shown while others are made.
         const RunCallbacks cb = callbacks_for(ticket, nullptr, 0);
@@ -94,7 +102,7 @@ void EngineWorker::summarize_many(quint64 ticket, const QVector<qint64>& documen
             cb.check_abort();
             const DocumentRecord& doc = docs[of[size_t(k)]];
             try {
-                store_summary(doc, run, r);
+                store_summary(doc, run, longdoc::one_pass_summary(std::move(r), run.model->trained_input_tokens()));
             } catch (const std::exception& e) {
                 fail(doc.id, QString::fromUtf8(e.what()));  // e.g. removed from the library meanwhile
                 return;
@@ -102,7 +110,21 @@ void EngineWorker::summarize_many(quint64 ticket, const QVector<qint64>& documen
             count();
         };
         on.failed = [&](int k, const std::string& why) { fail(docs[of[size_t(k)]].id, QString::fromStdString(why)); };
-        summarizer.summarize_many(ids, run.options, 0, on, cb);
+        if (!ids.empty()) summarizer.summarize_many(ids, run.options, 0, on, cb);
+        for (size_t i : long_docs) {
+            const DocumentRecord& doc = docs[i];
+            try {
+                const longdoc::LongSummary r = summarize_long_document(doc, run, summarizer, settings, cb);
+                cb.check_abort();
+                store_summary(doc, run, r);
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception& e) {
+                fail(doc.id, QString::fromUtf8(e.what()));
+                continue;
+            }
+            count();
+        }
     });
 }
 

@@ -8,7 +8,7 @@ std::string ModelCache::key_of(const std::filesystem::path& dir, const LoadOptio
     std::ostringstream k;
     k << std::filesystem::absolute(dir).lexically_normal().string() << '|' << o.tokenizer_dir.string() << '|'
       << o.max_positions.value_or(0) << '|' << o.load_tokenizer << '|' << o.convert_to_lsg << '|'
-      << compute_type_name(o.compute_type);
+      << compute_type_name(o.compute_type) << '|' << o.lsg_extension_factor;
     if (o.convert_to_lsg) {
         const LsgSettings& s = o.lsg;
         k << '|' << sparsity_type_name(s.sparsity_type) << ',' << s.block_size << ',' << s.sparse_block_size << ','

@@ -46,6 +46,8 @@ struct SummaryOutcome {
     int input_tokens = 0, tokens_read = 0;
     bool truncated = false;
     bool extractive = false;  // the passages are the summary's own sentences
+    int sections = 0;         // read section by section in this many windows (0: one pass)
+    int kept_sections = 0;    // of which finished in an earlier, cancelled run
 };
 
 // A classification stored in the library; the labels and scores are read from there.

@@ -110,10 +110,16 @@ std::shared_ptr<const Model> Model::load(const fs::path& dir, const LoadOptions&
     if (!fs::exists(config_path)) throw Error("model folder " + dir.string() + " has no config.json");
     ModelConfig cfg = parse_model_config(config_path);
     auto m = std::shared_ptr<Model>(new Model());
+    const int saved_positions = cfg.max_position_embeddings;
     m->weights_ = load_weights(dir, cfg, opts, m->load_notes_);
-    if (opts.max_positions && *opts.max_positions > m->max_input_tokens()) {
-        m->weights_.extend_positions(*opts.max_positions);
-        cfg.max_position_embeddings = *opts.max_positions;
+    // An in-memory conversion may already have tiled the tables to max_positions.
+    m->trained_input_tokens_ = std::min(saved_positions, m->max_input_tokens());
+    int positions = opts.max_positions.value_or(0);
+    if (cfg.is_lsg && opts.lsg_extension_factor > 1)
+        positions = std::max(positions, std::min(kMaxPositionsLimit, m->trained_input_tokens_ * opts.lsg_extension_factor));
+    if (positions > m->max_input_tokens()) {
+        m->weights_.extend_positions(positions);
+        cfg.max_position_embeddings = positions;
     }
     m->config_ = std::move(cfg);
     m->generation_ = load_generation_config(dir, m->config_);
@@ -134,6 +140,7 @@ std::shared_ptr<const Model> Model::from_parts(ModelConfig cfg, BartWeights weig
     auto m = std::shared_ptr<Model>(new Model());
     m->config_ = std::move(cfg);
     m->weights_ = std::move(weights);
+    m->trained_input_tokens_ = m->max_input_tokens();
     m->tokenizer_ = std::move(tokenizer);
     m->generation_ = generation;
     m->name_ = std::move(name);

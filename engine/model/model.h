@@ -16,6 +16,11 @@ namespace precis {
 struct LoadOptions {
     // Extrapolate to a longer maximum input by tiling the position tables (lsg-spec 5.3).
     std::optional<int> max_positions;
+    // A model that reads with LSG attention gets its position tables tiled to this many
+    // times the length it was trained on (at least max_positions), capped at
+    // kMaxPositionsLimit: the extrapolation the LSG paper measured (4x, lsg-attention
+    // Tables 4-5). 0 or 1: no more than max_positions. Full attention is never extended by it.
+    int lsg_extension_factor = 0;
     // Run a plain BART checkpoint with LSG attention: build the global embeddings and
     // LSG config in memory as `precis convert` would (settings from `lsg`).
     bool convert_to_lsg = false;
@@ -47,6 +52,8 @@ public:
     const std::string& name() const { return name_; }
     // Longest input the position table covers.
     int max_input_tokens() const { return int(weights_.encoder_positions.dim(0)) - 2; }
+    // Longest input of the checkpoint as saved, before any extension at load.
+    int trained_input_tokens() const { return trained_input_tokens_; }
     // Encoder attention the model was saved for (LSG for LSG checkpoints).
     EncoderAttention native_attention() const {
         return config_.is_lsg ? EncoderAttention::Lsg : EncoderAttention::Full;
@@ -71,6 +78,7 @@ private:
     std::filesystem::path path_;
     std::string name_;
     std::vector<std::string> load_notes_;
+    int trained_input_tokens_ = 0;
     uint64_t instance_id_ = next_instance_id();
     static uint64_t next_instance_id();
 };
