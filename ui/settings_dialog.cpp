@@ -176,6 +176,16 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
                              "position table is repeated (0: the model's own length)"));
     max_positions_->setSpecialValueText(tr("model's own"));
     max_positions_->setSingleStep(1024);
+    long_mode_ = new QComboBox(this);
+    long_mode_->setObjectName("long-mode");
+    long_mode_->addItem(tr("Automatic: extend, then section by section"), "auto");
+    long_mode_->addItem(tr("Section by section"), "sections");
+    long_mode_->addItem(tr("Extend in one pass (LSG)"), "extend");
+    long_mode_->addItem(tr("First tokens only"), "truncate");
+    long_mode_->setToolTip(tr("A document longer than the model reads: an LSG model reads up to four times the length it "
+                              "was trained on in one pass; past that (or with full attention) the document is summarized "
+                              "section by section, following its chapters or PDF bookmarks, and the section summaries "
+                              "are combined. Every page counts, and the outline of sections is shown beside the summary."));
     lsg_override_ = new QCheckBox(tr("Override the model's LSG settings"), this);
     lsg_box_ = new QGroupBox(tr("LSG"), this);
     sparsity_type_ = new QComboBox(this);
@@ -211,7 +221,12 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     auto* attention_box = new QGroupBox(tr("Encoder attention"), this);
     auto* af = new QFormLayout(attention_box);
     af->addRow(tr("Attention:"), attention_);
-    af->addRow(tr("Maximum input positions:"), max_positions_);
+    // Two settings on one row: the dialog must stay short enough for 700-pixel-high screens.
+    auto* positions_row = new QHBoxLayout;
+    positions_row->addWidget(max_positions_);
+    positions_row->addWidget(new QLabel(tr("Long documents:"), this));
+    positions_row->addWidget(long_mode_, 1);
+    af->addRow(tr("Maximum input positions:"), positions_row);
     auto* attention_parts = new QHBoxLayout;
     attention_parts->addWidget(lsg_box_);
     attention_parts->addWidget(fovea_box_);
@@ -334,6 +349,7 @@ void SettingsDialog::load(const EngineSettings& s) {
     fovea_block_->setValue(s.fovea_block_size);
     fovea_wing_->setValue(s.fovea_wing);
     max_positions_->setValue(s.max_positions);
+    long_mode_->setCurrentIndex(std::max(0, long_mode_->findData(s.long_mode)));
     generation_box_->setChecked(s.generation_override);
     beams_->setValue(s.num_beams);
     length_penalty_->setValue(s.length_penalty);
@@ -362,6 +378,7 @@ EngineSettings SettingsDialog::settings() const {
     s.fovea_block_size = fovea_block_->value();
     s.fovea_wing = fovea_wing_->value();
     s.max_positions = max_positions_->value();
+    s.long_mode = long_mode_->currentData().toString();
     s.generation_override = generation_box_->isChecked();
     s.num_beams = beams_->value();
     s.length_penalty = length_penalty_->value();

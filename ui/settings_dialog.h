@@ -86,6 +86,7 @@ private:
     QLabel* device_info_;
     QComboBox* compute_type_;
     QComboBox* attention_;
+    QComboBox* long_mode_;  // what a document longer than the model reads gets (app/long/long_mode.h)
     QCheckBox* lsg_override_;
     QGroupBox* lsg_box_;
     QComboBox* sparsity_type_;

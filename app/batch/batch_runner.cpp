@@ -1,3 +1,4 @@
+#include "app/long/extractive_outline.h"
 #include "app/batch/batch_runner.h"
 
 #include <QJsonDocument>
@@ -193,10 +194,10 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
                     } else if (opts.extractive) {
                         extractive::ExtractiveOptions e = opts.extractive_options;
                         e.should_abort = cb.run.should_abort;
-                        store(path, doc,
-                              make_extractive_summary_record(0, doc.page_offsets,
-                                                             extractive::summarize_extractive(doc.text, e), e),
-                              label);
+                        SummaryRecord record = make_extractive_summary_record(
+                            0, doc.page_offsets, extractive::summarize_extractive(doc.text, e), e);
+                        record.sections = longdoc::extractive_outline(doc.text, doc.page_offsets, doc.outline, e);
+                        store(path, doc, std::move(record), label);
                         succeeded(path);
                     } else {
                         waiting.push_back({path, std::move(doc), label});

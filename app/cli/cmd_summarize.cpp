@@ -15,6 +15,7 @@
 #include "app/extractive/extractive_summarizer.h"
 #include "app/file_names.h"
 #include "app/ingest/ingest.h"
+#include "app/long/extractive_outline.h"
 #include "app/long/section_store.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
@@ -191,7 +192,12 @@ void summarize_extractive(const std::string& file, const IngestedDocument& doc, 
     extractive::ExtractiveOptions run_opts = opts;
     run_opts.should_abort = progress_callbacks(file).should_abort;  // Ctrl-C
     const extractive::ExtractiveSummary e = extractive::summarize_extractive(doc.text, run_opts);
-    if (!json) return print_text(file, e.text.toStdString(), files);
+    // A long document's parts, each with its own sentences, as a neural summary's outline.
+    const DocumentOutline sections = longdoc::extractive_outline(doc.text, doc.page_offsets, doc.outline, run_opts);
+    if (!json) {
+        if (sections.isEmpty()) return print_text(file, e.text.toStdString(), files);
+        return print_text(file, e.text.toStdString() + "\n\nSections:\n" + outline_text(sections), files);
+    }
     nlohmann::json sentences = nlohmann::json::array();
     for (const auto& s : e.sentences)
         sentences.push_back({{"begin", s.begin},
@@ -211,7 +217,8 @@ void summarize_extractive(const std::string& file, const IngestedDocument& doc, 
     o["input_tokens"] = 0;
     o["input_words"] = e.document_words;
     o["input_sentences"] = e.document_sentences;
-    o["sections"] = e.sections;
+    o["sections"] = outline_json(sections);
+    o["similarity_sections"] = e.sections;  // the parts its sentences were chosen across
     o["truncated"] = false;
     o["seconds"] = e.seconds;
     o["device"] = "cpu";

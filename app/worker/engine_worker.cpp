@@ -5,6 +5,7 @@
 #include "app/batch/batch_runner.h"
 #include "app/batch/records.h"
 #include "app/batch/source_passages.h"
+#include "app/long/extractive_outline.h"
 #include "app/long/section_store.h"
 #include "app/extractive/extractive_summarizer.h"
 #include "app/file_names.h"
@@ -284,12 +285,14 @@ void EngineWorker::summarize_extractively(quint64 ticket, const DocumentRecord& 
     extractive::ExtractiveOptions options = extractive_options_for(settings);
     options.should_abort = [this, ticket] { return is_cancelled(ticket); };
     const extractive::ExtractiveSummary e = extractive::summarize_extractive(doc.text, options);
-    const SummaryRecord record = make_extractive_summary_record(doc.id, doc.page_offsets, e, options);
+    SummaryRecord record = make_extractive_summary_record(doc.id, doc.page_offsets, e, options);
+    record.sections = longdoc::extractive_outline(doc.text, doc.page_offsets, doc.outline, options);
     SummaryOutcome out;
     out.summary_id = library().add_summary(record);
     out.document_id = doc.id;
     out.passages = *record.passages;
     out.extractive = true;
+    out.sections = int(record.sections.size());
     emit summary_finished(out);
 }
 

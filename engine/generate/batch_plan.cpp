@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "engine/core/checked.h"
+#include "engine/model/bart_weights.h"
 #include "engine/model/decoder.h"
 #include "engine/model/model.h"
 
@@ -42,12 +43,25 @@ std::vector<std::vector<int>> group_in_order(const std::vector<int>& order, cons
     return groups;
 }
 
+uint64_t decoder_step_weight_bytes(const BartWeights& w) {
+    auto lin = [](const LinearWeights& l) {
+        return uint64_t(l.weight.defined() ? l.weight.nbytes() : 0) + (l.scales.defined() ? l.scales.nbytes() : 0);
+    };
+    uint64_t n = lin(w.lm_head);
+    // The cross-attention keys' and values' weights are read once per document, when it joins.
+    for (const auto& l : w.decoder_layers)
+        n += lin(l.self_attn.q) + lin(l.self_attn.k) + lin(l.self_attn.v) + lin(l.self_attn.out) + lin(l.cross_attn.q) +
+             lin(l.cross_attn.out) + lin(l.fc1) + lin(l.fc2);
+    return n;
+}
+
 DocumentCost document_cost(const Model& model, int max_length) {
     DocumentCost c;
     c.per_row = DecoderState::bytes_for_rows(model, 1, max_length);
     // The cross-attention keys/values, plus the float32 encoder output a document keeps
     // until its summary is made (the source passages are computed from it).
-    c.per_memory_row = DecoderState::bytes_for_document(model, 1) + uint64_t(model.config().d_model) * 4;
+    c.read_per_memory_row = DecoderState::bytes_for_document(model, 1);
+    c.per_memory_row = c.read_per_memory_row + uint64_t(model.config().d_model) * 4;
     return c;
 }
 
@@ -61,6 +75,10 @@ BatchLimits auto_batch_limits(const DocumentCost& cost, int beams, int64_t longe
     const uint64_t one = cost.per_row * uint64_t(std::max(beams, 1)) +
                          cost.per_memory_row * uint64_t(std::max<int64_t>(longest_memory_rows, 1));
     int by_rows = std::max(1, rows_target / std::max(beams, 1));
+    if (cost.shared_step_bytes > 0) {
+        const uint64_t own = cost.read_per_memory_row * uint64_t(std::max<int64_t>(longest_memory_rows, 1));
+        by_rows = std::min<uint64_t>(by_rows, std::max<uint64_t>(1, kSharedReadsFactor * cost.shared_step_bytes / std::max<uint64_t>(own, 1)));
+    }
     int by_memory = l.memory_bytes == 0 ? by_rows : int(std::min<uint64_t>(l.memory_bytes / std::max<uint64_t>(one, 1), 1 << 20));
     l.max_documents = std::max(1, std::min({by_rows, by_memory, std::max(documents, 1)}));
     return l;

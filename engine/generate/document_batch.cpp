@@ -355,7 +355,9 @@ BatchLimits plan_batch(const Model& model, Backend& backend, const std::vector<D
     // A device step is far from its products' peak at a few dozen rows; the CPU's reads every
     // weight once per step, and past a few dozen rows the products dominate instead.
     const int rows_target = backend.runner() ? std::max(options.rows_target, 256) : options.rows_target;
-    return auto_batch_limits(document_cost(model, longest_generation(jobs)), most_beams(jobs), longest + 64,
+    DocumentCost cost = document_cost(model, longest_generation(jobs));
+    if (!backend.runner()) cost.shared_step_bytes = decoder_step_weight_bytes(model.weights());
+    return auto_batch_limits(cost, most_beams(jobs), longest + 64,
                              int(jobs.size()), free_bytes, rows_target);
 }
 

@@ -72,3 +72,36 @@ TEST(EngineSettingsDtype, ChooseDeviceTakesThePrecision) {
 
 }  // namespace
 }  // namespace precis::test
+
+namespace precis::test {
+namespace {
+
+TEST(EngineSettingsLongMode, AutoByDefaultEachChoiceSurvivesAndAnUnknownOneFallsBackToAuto) {
+    EXPECT_EQ(EngineSettings{}.long_mode, "auto");
+    const QString file = settings_file("engine-settings-long");
+    for (const char* mode : {"sections", "extend", "truncate", "auto"}) {
+        EngineSettings s;
+        s.long_mode = mode;
+        {
+            QSettings q(file, QSettings::IniFormat);
+            save_engine_settings(q, s);
+        }
+        QSettings q(file, QSettings::IniFormat);
+        EXPECT_EQ(load_engine_settings(q).long_mode, mode);
+    }
+    QSettings q(file, QSettings::IniFormat);
+    q.setValue("summary/long", "everything");
+    EXPECT_EQ(load_engine_settings(q).long_mode, "auto");
+}
+
+TEST(EngineSettingsLongMode, AutoAndExtendLoadLsgModelsExtendedSectionsAndTruncateDoNot) {
+    EngineSettings s;
+    for (const char* mode : {"auto", "extend", "sections", "truncate"}) {
+        s.long_mode = mode;
+        const bool extends = std::string(mode) == "auto" || std::string(mode) == "extend";
+        EXPECT_EQ(load_options_for(s, {}).lsg_extension_factor, extends ? longdoc::kLsgExtension : 0) << mode;
+    }
+}
+
+}  // namespace
+}  // namespace precis::test

@@ -53,6 +53,22 @@ TEST(BatchPlan, AutoStaysWithinHalfTheFreeMemory) {
     EXPECT_EQ(auto_batch_limits(cost, 1, 1000, 100, 1'000'000ull, 32).max_documents, 1);
 }
 
+TEST(BatchPlan, AutoKeepsLongDocumentsOwnReadsWithinAFewTimesTheSharedWeights) {
+    // 100 MB of weights a step reads once; each document's cross-attention memory 10 KB a
+    // token: 16k-token documents (160 MB each) are batched only while their own reads stay
+    // within kSharedReadsFactor x the weights.
+    DocumentCost cost{1'000'000, 10'000, 10'000, 100'000'000};
+    EXPECT_EQ(auto_batch_limits(cost, 4, 16'000, 100, 64'000'000'000ull, 128).max_documents,
+              int(kSharedReadsFactor * 100'000'000 / (10'000ull * 16'000)));
+    // Short documents: the rows target decides, as before.
+    EXPECT_EQ(auto_batch_limits(cost, 4, 1'000, 100, 64'000'000'000ull, 128).max_documents, 32);
+    // Never fewer than one.
+    EXPECT_EQ(auto_batch_limits(cost, 4, 10'000'000, 100, 64'000'000'000ull, 128).max_documents, 1);
+    // A device's batch (no shared bytes given) is not bounded by it.
+    cost.shared_step_bytes = 0;
+    EXPECT_EQ(auto_batch_limits(cost, 4, 16'000, 100, 64'000'000'000ull, 128).max_documents, 32);
+}
+
 TEST(BatchPlan, HalvingStopsAtOneDocument) {
     BatchLimits l = fixed_batch_limits(5, 0);
     EXPECT_TRUE(l.halve());

@@ -1,6 +1,7 @@
 // The settings dialog's model import, run on the engine thread: a BART folder is converted
 // and selected, the import shows progress and can be cancelled (nothing is added), and the
 // dialog cannot be closed with OK while an import runs.
+#include <QApplication>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -10,6 +11,8 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
+
+#include <cstdlib>
 
 
 #include "app/library/library.h"
@@ -218,6 +221,26 @@ TEST_F(SettingsDialogTest, LsgSettingsAreNamedAndExplainedPlainly) {
         SCOPED_TRACE(name.toStdString());
         EXPECT_GT(spin->toolTip().size(), name.size() + 20) << spin->toolTip().toStdString();
         EXPECT_FALSE(spin->toolTip().startsWith(name, Qt::CaseInsensitive)) << spin->toolTip().toStdString();
+    }
+}
+
+TEST_F(SettingsDialogTest, LongDocumentsAreSummarizedWholeByDefaultAndTheChoiceIsKept) {
+    auto* long_mode = dialog_->findChild<QComboBox*>("long-mode");
+    ASSERT_NE(long_mode, nullptr);
+    EXPECT_EQ(dialog_->settings().long_mode, "auto");
+    EXPECT_FALSE(long_mode->toolTip().isEmpty());
+    long_mode->setCurrentIndex(long_mode->findData("truncate"));
+    EXPECT_EQ(dialog_->settings().long_mode, "truncate");
+    EngineSettings s;
+    s.long_mode = "sections";
+    ui::SettingsDialog again(s, engine_.get());
+    EXPECT_EQ(again.settings().long_mode, "sections");
+    // To look at: PRECIS_SHOTS_DIR=/tmp/shots build/tests/ui_settings_dialog_test
+    if (const char* shots = std::getenv("PRECIS_SHOTS_DIR")) {
+        again.resize(again.sizeHint().boundedTo(QSize(1024, 700)));
+        again.show();
+        QApplication::processEvents();
+        again.grab().save(QString::fromUtf8(shots) + "/settings-long-documents.png");
     }
 }
 

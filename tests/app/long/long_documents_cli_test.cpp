@@ -87,6 +87,26 @@ TEST_F(LongDocumentsCli, ABookIsSummarizedInSectionsGivenInItsJsonAndPrintedUnde
     EXPECT_TRUE(contains(text.err, "sections kept from an earlier run")) << "the second run reuses the first's sections";
 }
 
+TEST_F(LongDocumentsCli, WithoutAModelALongDocumentGetsTheSameOutlineWithItsOwnSentences) {
+    const fs::path file = dir_ / "book.txt";
+    const std::string text = book(150);  // some 18,000 words: windows of 3,000
+    std::ofstream(file) << text;
+    const CliResult r = run_cli_in_process({"summarize", "--method", "extractive", "--json", file.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const nlohmann::json o = nlohmann::json::parse(r.out);
+    ASSERT_GE(o["sections"].size(), 3u);
+    EXPECT_EQ(o["sections"][0]["title"].get<std::string>().rfind("CHAPTER 1.", 0), 0u) << o["sections"][0]["title"];
+    for (const auto& s : o["sections"]) {
+        const std::string summary = s["summary"];
+        ASSERT_FALSE(summary.empty());
+        // Its sentences are the document's own, from inside the section.
+        const std::string first = summary.substr(0, summary.find('\n'));
+        const size_t at = text.find(first, size_t(s["start"].get<int>()));
+        EXPECT_NE(at, std::string::npos) << first;
+        EXPECT_LT(at, size_t(s["end"].get<int>())) << first;
+    }
+}
+
 TEST_F(LongDocumentsCli, TruncateReadsTheFirstTokensAndSaysTheRestWasNotSummarized) {
     const fs::path file = dir_ / "book.txt";
     std::ofstream(file) << book(6);
