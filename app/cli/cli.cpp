@@ -37,7 +37,7 @@ Without a command, precis opens the desktop application.
   cluster status JOB | resubmit JOB --task I | merge JOB
   convert SRC DST [--max-positions N] [--block-size N] [--sparse-block-size N]
           [--sparsity-factor N] [--sparsity-type T] [--num-global-tokens N]
-  tokenize --model DIR [--json] [--decode] TEXT
+  tokenize --model DIR [--json] [--decode] TEXT | --windows FILE --max-tokens N
   forward --model DIR --input IN.json --out OUT.safetensors [--generate greedy|beam] ...
   inspect MODEL
   bench [--model DIR|--shape base|large|tiny] [--device ...] [--lengths 1024,4096,16384]

@@ -1,10 +1,17 @@
 // precis tokenize --model DIR [--json] [--decode] TEXT
+// precis tokenize --model DIR --windows FILE --max-tokens N: the windows a long document is
+// summarized in (app/long/long_summarizer.h), one JSON object each with its ids.
 #include <iostream>
 
 #include <nlohmann/json.hpp>
 
 #include "app/cli/arguments.h"
 #include "app/cli/commands.h"
+#include "app/cli/long_output.h"
+#include "app/cli/progress.h"
+#include "app/file_names.h"
+#include "app/ingest/ingest.h"
+#include "app/long/long_summarizer.h"
 #include "engine/core/error.h"
 #include "engine/tokenizer/tokenizer.h"
 
@@ -32,13 +39,39 @@ std::vector<int64_t> parse_ids(const std::string& text) {
     return ids;
 }
 
+// Each window of the file as {"title", "start", "end", "pages", "tokens", "ids"}: what
+// precis-bench --docs reads (its "ids"), to time a long document's windows on another
+// machine (tools/gpu "book" phase).
+int print_windows(const std::string& file, const Tokenizer& tok, int max_tokens) {
+    check(max_tokens >= 16, "--max-tokens must be at least 16, not " + std::to_string(max_tokens));
+    IngestOptions ingest;
+    ingest.should_abort = [] { return cancel_requested(); };
+    const IngestedDocument doc = ingest_file(path_from_native(file), ingest);
+    const std::vector<longdoc::ModelWindow> windows =
+        longdoc::cut_into_windows({doc.text, doc.page_offsets, doc.outline}, tok, max_tokens, ingest.should_abort);
+    if (windows.empty()) throw Error(file + ": the document has no text to cut into windows");
+    for (const longdoc::ModelWindow& w : windows) {
+        DocumentOutline one{{w.place.title, w.place.start, w.place.end, w.place.first_page, w.place.last_page, {}, w.place.tokens}};
+        nlohmann::json o = outline_json(one)[0];
+        o.erase("summary");
+        o["ids"] = w.ids;
+        std::cout << o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    }
+    return 0;
+}
+
 }  // namespace
 
 int cmd_tokenize(const Args& raw) {
-    Arguments args("tokenize", raw, {"--json", "--decode"}, {"--model"});
+    Arguments args("tokenize", raw, {"--json", "--decode"}, {"--model", "--windows", "--max-tokens"});
     auto dir = args.value("--model");
     if (!dir) throw Error("precis tokenize needs --model DIR (a folder with tokenizer files)");
     auto tok = load_tokenizer(*dir);
+    if (auto file = args.value("--windows")) {
+        const auto max_tokens = args.int_value("--max-tokens");
+        if (!max_tokens) throw UsageError("precis tokenize --windows FILE needs --max-tokens N (what the model reads)");
+        return print_windows(*file, *tok, *max_tokens);
+    }
     std::string text;
     for (size_t i = 0; i < args.positional().size(); ++i) text += (i ? " " : "") + args.positional()[i];
     if (args.flag("--decode")) {

@@ -218,6 +218,10 @@ Shows how TEXT becomes token ids with the model's tokenizer.
   --model DIR               a model folder (or just its tokenizer files)
   --json                    the ids as a JSON array
   --decode                  TEXT is ids ("31414 232"); print the text they stand for
+  --windows FILE --max-tokens N
+                            the windows a long document is summarized in by a model that
+                            reads N tokens (--long sections): one JSON object a line with
+                            title, start, end, pages, tokens and ids
 )"},
         {"forward", R"(usage: precis forward --model DIR --input IN.json --out OUT.safetensors [OPTIONS]
 

@@ -25,44 +25,6 @@ int planning_margin(int content_tokens) { return std::max(4, content_tokens / 20
 // A summary's text when it becomes the input of the next pass.
 const char* const kSeparator = "\n\n";
 
-struct Window {
-    SectionWindow place;
-    std::string text;          // its UTF-8 text
-    std::vector<int64_t> ids;  // framed with bos/eos
-    size_t byte_start = 0;     // where its text starts in the document's UTF-8
-};
-
-// The windows, each encoding to at most `readable` ids: planned short of the limit, and
-// planned again shorter in the rare case one still encodes longer.
-std::vector<Window> make_windows(const LongDocument& doc, const Tokenizer& tok, int readable,
-                                 const std::function<bool()>& should_abort) {
-    const int content = readable - 2;  // bos and eos
-    const TokenCounter count = [&](const QString& t) { return int(tok.encode(t.toStdString(), false).size()); };
-    int limit = content - planning_margin(content);
-    for (int attempt = 0;; ++attempt) {
-        check(limit > 0, "the model reads too few tokens to summarize a document in sections");
-        std::vector<Window> out;
-        int over = 0;
-        size_t bytes = 0;
-        for (SectionWindow& w : plan_section_windows({doc.text, doc.page_offsets, doc.outline}, limit, count, should_abort)) {
-            Window x;
-            x.text = doc.text.mid(w.start, w.end - w.start).toStdString();
-            x.ids = tok.encode(x.text, true);
-            x.byte_start = bytes;
-            bytes += x.text.size();
-            over = std::max(over, int(x.ids.size()) - readable);
-            w.tokens = int(x.ids.size()) - 2;
-            x.place = std::move(w);
-            out.push_back(std::move(x));
-        }
-        if (over <= 0 || attempt == 3) {
-            check(over <= 0, "could not cut the document into windows the model reads whole");
-            return out;
-        }
-        limit -= 2 * over;
-    }
-}
-
 std::string join(const std::vector<std::string>& texts, int first, int last) {
     std::string s;
     for (int i = first; i < last; ++i) {
@@ -85,6 +47,37 @@ std::string model_identity(const Model& m) {
 }
 
 }  // namespace
+
+// The windows, each encoding to at most `readable` ids: planned short of the limit, and
+// planned again shorter in the rare case one still encodes longer.
+std::vector<ModelWindow> cut_into_windows(const LongDocument& doc, const Tokenizer& tok, int readable,
+                                          const std::function<bool()>& should_abort) {
+    const int content = readable - 2;  // bos and eos
+    const TokenCounter count = [&](const QString& t) { return int(tok.encode(t.toStdString(), false).size()); };
+    int limit = content - planning_margin(content);
+    for (int attempt = 0;; ++attempt) {
+        check(limit > 0, "the model reads too few tokens to summarize a document in sections");
+        std::vector<ModelWindow> out;
+        int over = 0;
+        size_t bytes = 0;
+        for (SectionWindow& w : plan_section_windows({doc.text, doc.page_offsets, doc.outline}, limit, count, should_abort)) {
+            ModelWindow x;
+            x.text = doc.text.mid(w.start, w.end - w.start).toStdString();
+            x.ids = tok.encode(x.text, true);
+            x.byte_start = bytes;
+            bytes += x.text.size();
+            over = std::max(over, int(x.ids.size()) - readable);
+            w.tokens = int(x.ids.size()) - 2;
+            x.place = std::move(w);
+            out.push_back(std::move(x));
+        }
+        if (over <= 0 || attempt == 3) {
+            check(over <= 0, "could not cut the document into windows the model reads whole");
+            return out;
+        }
+        limit -= 2 * over;
+    }
+}
 
 const char* long_reading_name(LongReading reading) {
     switch (reading) {
@@ -132,7 +125,7 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
     // Section by section.
     const auto t0 = Clock::now();
     out.reading = LongReading::Sections;
-    std::vector<Window> windows = make_windows(doc, tok, readable, callbacks.should_abort);
+    std::vector<ModelWindow> windows = cut_into_windows(doc, tok, readable, callbacks.should_abort);
     const int n = int(windows.size());
     const std::string identity = model_identity(model), settings = settings_of(options, readable);
     std::vector<std::string> summaries(static_cast<size_t>(n)), keys(static_cast<size_t>(n));
@@ -141,7 +134,7 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
     std::vector<std::vector<int64_t>> todo_ids;
     std::vector<int> todo;
     for (int i = 0; i < n; ++i) {
-        Window& w = windows[size_t(i)];
+        ModelWindow& w = windows[size_t(i)];
         keys[size_t(i)] = section_key(identity, settings, w.text);
         if (long_options.store)
             if (std::optional<std::string> kept = long_options.store->find(keys[size_t(i)])) {
@@ -167,7 +160,7 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
         if (progress.sections) progress.sections(done, n);
     };
     on.failed = [&](int k, const std::string& why) {
-        const Window& w = windows[size_t(todo[size_t(k)])];
+        const ModelWindow& w = windows[size_t(todo[size_t(k)])];
         const std::string line = "section " + std::to_string(todo[size_t(k)] + 1) + " of " + std::to_string(n) + " (" +
                                  w.place.title.toStdString() + ") could not be summarized: " + why;
         if (first_failure.empty()) first_failure = line;
@@ -177,7 +170,7 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
     };
     if (!todo.empty()) s.summarize_many(todo_ids, options, long_options.batch_size, on, callbacks);
     for (int i = 0; i < n; ++i) {
-        const Window& w = windows[size_t(i)];
+        const ModelWindow& w = windows[size_t(i)];
         OutlineSection o;
         o.title = w.place.title;
         o.start = w.place.start;

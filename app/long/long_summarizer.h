@@ -19,11 +19,17 @@
 #include "app/ingest/ingest.h"
 #include "app/long/long_mode.h"
 #include "app/long/outline_section.h"
+#include "app/long/section_windows.h"
 #include "engine/pipeline/summarizer.h"
 
 namespace precis::longdoc {
 
 class SectionStore;
+}  // namespace precis::longdoc
+namespace precis {
+class Tokenizer;
+}
+namespace precis::longdoc {
 
 struct LongDocument {
     const QString& text;
@@ -63,6 +69,19 @@ struct LongSummary {
     int kept_sections = 0;     // windows found in the store (a continued run)
     int trained_tokens = 0;    // the model's trained input length
 };
+
+// One window as the model reads it.
+struct ModelWindow {
+    SectionWindow place;       // where it is in the document, its title and pages
+    std::string text;          // its UTF-8 text
+    std::vector<int64_t> ids;  // framed with bos/eos: at most `readable` of them
+    size_t byte_start = 0;     // where its text starts in the document's UTF-8
+};
+
+// The windows a section-by-section summary reads for a model that reads `readable` tokens
+// (what summarize_long cuts; `precis tokenize --windows` prints them).
+std::vector<ModelWindow> cut_into_windows(const LongDocument& document, const Tokenizer& tokenizer, int readable,
+                                          const std::function<bool()>& should_abort = {});
 
 // A summary made in one pass (e.g. among many documents at once) as a LongSummary.
 LongSummary one_pass_summary(SummaryResult r, int trained_tokens);

@@ -131,6 +131,34 @@ else
     echo "bundle.sh: no fixtures at $FIXTURES_SRC: the parity tests will fail there" >&2
 fi
 
+# A book cut into the windows a section-by-section summary reads (run.sh's "book" phase):
+# precis (Qt, not in the bundle) cuts it here with the BART tokenizer, for a model trained
+# at 4,096 tokens read 4x extended; the device times those windows and the final pass.
+# PRECIS_GPU_BOOK: the corpus title (default: the Autobiography of Benjamin Franklin,
+# 104,642 tokens); PRECIS_GPU_PRECIS: the precis binary (default: <repo>/build/bin/precis).
+PRECIS_BIN=${PRECIS_GPU_PRECIS:-$ROOT/build/bin/precis}
+BOOK_TITLE=${PRECIS_GPU_BOOK:-Autobiography of Benjamin Franklin, Version 3}
+CORPUS=$ROOT/../shared/corpus/gutenberg.jsonl.xz
+if [ -x "$PRECIS_BIN" ] && [ -f "$CORPUS" ]; then
+    book_txt=$(mktemp --suffix=.txt)
+    xz -dc "$CORPUS" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    if d["title"] == sys.argv[1]:
+        open(sys.argv[2], "w", encoding="utf-8").write(d["text"]); break' "$BOOK_TITLE" "$book_txt"
+    if [ -s "$book_txt" ] && QT_QPA_PLATFORM=offscreen "$PRECIS_BIN" tokenize --model "$FIXTURES_SRC/tokenizer/bart" \
+        --windows "$book_txt" --max-tokens 16384 >"$BUNDLE/book-windows.jsonl" 2>"$BUILD.book.log"; then
+        echo "== book: $(wc -l <"$BUNDLE/book-windows.jsonl") windows of \"$BOOK_TITLE\""
+    else
+        rm -f "$BUNDLE/book-windows.jsonl"
+        echo "bundle.sh: could not cut the book into windows (log: $BUILD.book.log): no book phase" >&2
+    fi
+    rm -f "$book_txt"
+else
+    echo "bundle.sh: no $PRECIS_BIN or corpus: no book phase on the device" >&2
+fi
+
 # The device script and its python (run.sh prefers the working tree's copies, which travel too).
 cp "$ROOT/tools/gpu/run.sh" "$ROOT/tools/gpu/hf_side_by_side.py" "$ROOT/tools/gpu/summarize.py" \
     "$ROOT/tools/gpu/make_docs.py" "$ROOT/tools/gpu/hf_many_docs.py" "$BUNDLE/"

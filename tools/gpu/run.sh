@@ -26,7 +26,7 @@
 #   PRECIS_GPU_SANITIZER_FILTER=...  a gtest filter instead of the first N tests
 #   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
 #   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
-#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf docs"  phases to leave out (eager: the
+#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf book docs"  phases to leave out (eager: the
 #                               4k and 16k norm cells again with PRECIS_CUDA_GRAPHS=0)
 #   PRECIS_GPU_BUDGET_ATTN=60   precis-attention-bench (PRECIS_GPU_ATTN_LENGTHS=4096,16384)
 #   PRECIS_GPU_BUDGET_DOCS=240  the "docs" phase (many documents, Precis vs HF; README.md): cut to
@@ -39,6 +39,8 @@
 #                               PRECIS_GPU_DOCS_TIMEOUT=150 per Precis run, PRECIS_GPU_DOCS_MODEL=DIR,
 #                               PRECIS_GPU_DOCS_DEVICE=cuda, PRECIS_GPU_DOCS_ATTENTION="--attention ..."
 #                               (skip "docs", or "hf-docs" for its HF part only)
+#   PRECIS_GPU_BUDGET_BOOK=90   the "book" phase (a 100,000-token book in sections: README.md);
+#                               PRECIS_GPU_BOOK_DTYPE=fp16, PRECIS_GPU_BOOK_NEW_TOKENS=128
 #   PRECIS_GPU_PROFILE=1        also a per-kernel profile of one short 4k cell (profile/; nsys,
 #                               else ncu: PRECIS_GPU_PROFILE_LAUNCHES, PRECIS_GPU_BUDGET_PROFILE)
 set -u
@@ -368,6 +370,56 @@ if ! skipped hf; then
     say "hf: rc $(cat "$REPORT/hf/hf.rc")"; tail -5 "$REPORT/hf/hf.log"
 fi
 
+# --- a whole book ------------------------------------------------------------------------
+# A 100,000-token book summarized section by section (README.md, "Whole documents"): the
+# windows bundle.sh cut it into with precis (book-windows.jsonl, for a model trained at
+# 4,096 tokens read 4x extended: up to 16,384 each), all summarized together, then the final
+# pass over their joined summaries (windows x new tokens, random ids); fp16, LSG norm, beam
+# 4, exactly 128 new tokens a pass, through the docs phase's random bart-base checkpoint
+# (4,096 positions, tiled to 16,384 at load). The book's time is the two runs' sum.
+BOOK_BUDGET=${PRECIS_GPU_BUDGET_BOOK:-90}
+BOOK_WINDOWS=$(if [ -f "$HERE/book-windows.jsonl" ]; then echo "$HERE/book-windows.jsonl"; else echo "$BUNDLE/book-windows.jsonl"; fi)
+if ! skipped book; then
+    t0=$(date +%s)
+    say "== a whole book (budget ${BOOK_BUDGET}s)"
+    B=$REPORT/book
+    mkdir -p "$B"
+    WORK=${TMPDIR:-/tmp}/precis-docs
+    mkdir -p "$WORK"
+    MODEL=${PRECIS_GPU_DOCS_MODEL:-$WORK/model}
+    if [ ! -f "$BOOK_WINDOWS" ] || [ ! -x "$BENCH" ]; then
+        say "book: not run (no book-windows.jsonl or precis-bench in the bundle)"
+    else
+        if [ ! -f "$MODEL/config.json" ]; then
+            bounded "$(left "$t0" "$BOOK_BUDGET")" python3 "$(py_file hf_many_docs.py)" --make-model "$MODEL" \
+                --shape "${PRECIS_GPU_DOCS_SHAPE:-base}" --positions 4096 >"$B/model.json" 2>"$B/model.log"
+            say "book model: rc $? $(cat "$B/model.json")"
+        fi
+        bounded 30 python3 - "$BOOK_WINDOWS" "$WORK/book-final.jsonl" "${PRECIS_GPU_BOOK_NEW_TOKENS:-128}" >"$B/book.json" <<'PY'
+import json, random, sys
+lengths = [len(json.loads(l)["ids"]) for l in open(sys.argv[1])]
+new = int(sys.argv[3])
+r = random.Random(5)
+final = [0] + [4 + r.randrange(50260) for _ in range(len(lengths) * new)] + [2]
+json.dump({"ids": final}, open(sys.argv[2], "w"))
+print(json.dumps({"windows": len(lengths), "tokens": sum(lengths), "longest": max(lengths), "final_pass_tokens": len(final)}))
+PY
+        say "book: $(cat "$B/book.json")"
+        for pass in windows final; do
+            f=$BOOK_WINDOWS; [ $pass = final ] && f=$WORK/book-final.jsonl
+            l=$(left "$t0" "$BOOK_BUDGET")
+            [ "$l" -gt 5 ] || { say "book $pass: not run (budget spent)"; continue; }
+            bounded "$l" "$BENCH" --docs "$f" --model "$MODEL" --max-positions 16384 --attention lsg --sparsity-type norm \
+                --block-size 128 --sparsity-factor 2 --compute-type fp32 --device cuda --dtype "${PRECIS_GPU_BOOK_DTYPE:-fp16}" \
+                --beams 4 --new-tokens "${PRECIS_GPU_BOOK_NEW_TOKENS:-128}" --batch-size auto --json >"$B/$pass.json" 2>"$B/$pass.log"
+            say "book $pass: rc $? $(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("%.2f s, batch %s, GPU peak %s MB" % (j["seconds"], j["batch_size"], j.get("peak_gpu_memory_mb")))' "$B/$pass.json" 2>/dev/null)"
+            checkpoint
+        done
+    fi
+    say "whole book: $(($(date +%s) - t0))s"
+    checkpoint
+fi
+
 # --- many documents ----------------------------------------------------------------------
 # The throughput yardstick (README.md, "docs"): NDOCS documents of 1,024-4,096 tokens
 # (make_docs.py, Random(11)), LSG norm / block 128 / sparsity factor 4, beam 4, exactly 128
@@ -417,7 +469,10 @@ PY
         MODEL=$WORK/model
         positions=$DOCS_MAX; [ "$positions" -lt 1024 ] && positions=1024
         l=$(docs_limit 120)
-        if [ "$l" -gt 0 ]; then
+        made=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_position_embeddings"])' "$MODEL/config.json" 2>/dev/null)
+        if [ "$made" = "$positions" ]; then
+            say "docs model: the book phase's ($positions positions)"  # the same shape and seed
+        elif [ "$l" -gt 0 ]; then
             bounded "$l" python3 "$(py_file hf_many_docs.py)" --make-model "$MODEL" --shape "${PRECIS_GPU_DOCS_SHAPE:-base}" \
                 --positions "$positions" >"$D/model.json" 2>"$D/model.log"
             say "docs model: rc $? $(cat "$D/model.json")"

@@ -253,8 +253,37 @@ def many_documents():
     w("")
 
 
-try:
-    many_documents()
-except Exception as e:  # a broken docs folder must not cost the rest of the summary
-    w("## Many documents\n\nsummary failed: %r\n" % (e,))
+def whole_book():
+    """The book phase (run.sh): a book's windows summarized together, then the final pass."""
+    B = R + "/book"
+    if not os.path.isdir(B) or not os.listdir(B):
+        return
+    w("## A whole book in sections (precis-bench --docs over the windows precis cut it into)\n")
+    try:
+        book = json.load(open(B + "/book.json"))
+        w("%s windows, %s tokens in all (the longest %s), final pass over %s tokens; beam 4, 128 new tokens a pass." % (
+            book["windows"], book["tokens"], book["longest"], book["final_pass_tokens"]))
+    except Exception:
+        w("no book.json (see run.log)")
+    w("\n| pass | seconds | batch | GPU peak MB | device |\n|---|---|---|---|---|")
+    total = 0.0
+    complete = True
+    for name in ("windows", "final"):
+        try:
+            j = json.load(open("%s/%s.json" % (B, name)))
+            total += float(j["seconds"])
+            w("| %s | %.2f | %s | %s | %s |" % (name, j["seconds"], j.get("batch_size"), j.get("peak_gpu_memory_mb"), j.get("device")))
+        except Exception:
+            complete = False
+            w("| %s | no result: %s | | | |" % (name, " / ".join(read("%s/%s.log" % (B, name)).splitlines()[-2:])))
+    if complete:
+        w("\n* Whole book: **%.2f s** (target under 2 s: %s)." % (total, "met" if total < 2 else "NOT met"))
+    w("")
+
+
+for part in (many_documents, whole_book):
+    try:
+        part()
+    except Exception as e:  # a broken folder must not cost the rest of the summary
+        w("## %s\n\nsummary failed: %r\n" % (part.__name__, e))
 open(R + "/summary.md", "w").write("\n".join(out) + "\n")
