@@ -462,7 +462,15 @@ void MainWindow::on_summary_finished(const SummaryOutcome& outcome) {
     if (outcome.document_id == current_document_) summary_panel_->show_document(outcome.document_id, outcome.summary_id);
     update_attention_document();
     if (outcome.truncated)
-        message += tr(" The model read the first %1 of %2 tokens; the rest was not summarized.").arg(outcome.tokens_read).arg(outcome.input_tokens);
+        message += tr(" The model read the first %1 of %2 tokens; the rest was not summarized (Settings: Long documents).")
+                       .arg(outcome.tokens_read)
+                       .arg(outcome.input_tokens);
+    else if (outcome.sections > 0)
+        message += outcome.kept_sections > 0
+                       ? tr(" Summarized in %1 sections (%2 kept from the cancelled run); the outline is beside the summary.")
+                             .arg(outcome.sections)
+                             .arg(outcome.kept_sections)
+                       : tr(" Summarized in %1 sections; the outline is beside the summary.").arg(outcome.sections);
     show_status(message, 10000);
 }
 

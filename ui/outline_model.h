@@ -1,5 +1,5 @@
 #pragma once
-// The rows of a sectioned summary's outline pane (ui/outline_pane.h): "Whole document" first,
+// The rows of a sectioned summary's outline pane (ui/outline_view.h): "Whole document" first,
 // then one row per section of the DocumentOutline (app/long/outline_section.h), in document
 // order, each with its title and where it is: "pages 3-7" in a PDF, "12 %" into a text file.
 #include <QAbstractListModel>

@@ -3,6 +3,8 @@
 // attention capture and source tracing return data, bad input fails with one sentence.
 #include <QSignalSpy>
 
+#include <cstdlib>
+
 #include "app/ingest/ingest.h"
 #include "app/library/library.h"
 #include "app/worker/engine_thread.h"
@@ -70,6 +72,33 @@ TEST_F(EngineWorkerTest, SummarizeStoresSummaryWithPassagesAndStreams) {
     EXPECT_TRUE(info.is_test_model);
     EXPECT_EQ(info.encoder_layers, 2);
     EXPECT_EQ(info.encoder_heads, 4);
+}
+
+// A book longer than the test model's 128 tokens: summarized section by section, with
+// "section 1 of N" and "combining" progress, and stored with its outline.
+TEST_F(EngineWorkerTest, ALongDocumentIsSummarizedInSectionsAndStoredWithItsOutline) {
+    setenv("XDG_CACHE_HOME", (dir_ / "cache").c_str(), 1);  // the section store
+    std::string book;
+    for (int c = 1; c <= 5; ++c) book += "CHAPTER " + std::to_string(c) + ".\n\n" + river_paragraphs() + "\n\n";
+    const qint64 doc = open(book, "book.txt");
+    ASSERT_GT(doc, 0);
+    QSignalSpy finished(engine_->worker(), &EngineWorker::summary_finished);
+    QSignalSpy progress(engine_->worker(), &EngineWorker::progress);
+    engine_->summarize(doc, fixture_model_settings());
+    ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
+    const SummaryOutcome out = finished.first().first().value<SummaryOutcome>();
+    ASSERT_GE(out.sections, 5);
+    EXPECT_FALSE(out.truncated);
+    EXPECT_EQ(out.tokens_read, out.input_tokens);
+    const auto stored = library_->summaries_for(doc);
+    ASSERT_EQ(stored.size(), 1);
+    ASSERT_EQ(stored.first().sections.size(), out.sections);
+    EXPECT_TRUE(stored.first().sections.first().title.startsWith("CHAPTER 1."));
+    EXPECT_EQ(stored.first().parameters.value("long").toString(), "sections");
+    QStringList stages;
+    for (const auto& args : progress) stages << args.first().toString();
+    EXPECT_TRUE(stages.contains(QStringLiteral("section 1 of %1").arg(out.sections))) << stages.join(", ").toStdString();
+    EXPECT_TRUE(stages.contains("combining the section summaries")) << stages.join(", ").toStdString();
 }
 
 TEST_F(EngineWorkerTest, CancelMidRunStoresNothing) {

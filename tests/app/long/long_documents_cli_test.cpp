@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -118,6 +119,28 @@ TEST_F(LongDocumentsCli, TruncateReadsTheFirstTokensAndSaysTheRestWasNotSummariz
     EXPECT_TRUE(o["sections"].empty());
     EXPECT_TRUE(contains(r.err, "read the first 128 of")) << r.err;
     EXPECT_TRUE(contains(r.err, "the rest was not summarized")) << r.err;
+}
+
+TEST_F(LongDocumentsCli, TokenizeWindowsPrintsTheWindowsSummarizeReads) {
+    const fs::path file = dir_ / "book.txt";
+    std::ofstream(file) << book(6);
+    const std::string tokenizer = (fixtures_dir() / "tokenizer/bart").string();  // the test model keeps it apart
+    const CliResult windows = run_cli_in_process({"tokenize", "--model", tokenizer, "--windows", file.string(), "--max-tokens", "128"});
+    ASSERT_EQ(windows.code, 0) << windows.err;
+    const CliResult summary = summarize(file.string(), {"--json"});
+    ASSERT_EQ(summary.code, 0) << summary.err;
+    const nlohmann::json sections = nlohmann::json::parse(summary.out)["sections"];
+    std::istringstream lines(windows.out);
+    size_t k = 0;
+    for (std::string line; std::getline(lines, line); ++k) {
+        const nlohmann::json w = nlohmann::json::parse(line);
+        ASSERT_LT(k, sections.size());
+        EXPECT_EQ(w["title"], sections[k]["title"]);
+        EXPECT_EQ(w["start"], sections[k]["start"]);
+        EXPECT_LE(w["ids"].size(), 128u);
+        EXPECT_EQ(w["ids"].size(), w["tokens"].get<size_t>() + 2);
+    }
+    EXPECT_EQ(k, sections.size());
 }
 
 TEST_F(LongDocumentsCli, AnUnknownLongModeIsOneClearLine) {
