@@ -51,8 +51,7 @@ int print_windows(const std::string& file, const Tokenizer& tok, int max_tokens)
         longdoc::cut_into_windows({doc.text, doc.page_offsets, doc.outline}, tok, max_tokens, ingest.should_abort);
     if (windows.empty()) throw Error(file + ": the document has no text to cut into windows");
     for (const longdoc::ModelWindow& w : windows) {
-        DocumentOutline one{{w.place.title, w.place.start, w.place.end, w.place.first_page, w.place.last_page, {}, w.place.tokens}};
-        nlohmann::json o = outline_json(one)[0];
+        nlohmann::json o = outline_json({longdoc::outline_entry(w.place, {})})[0];
         o.erase("summary");
         o["ids"] = w.ids;
         std::cout << o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -4,6 +4,8 @@
 
 #include <QRegularExpression>
 
+#include "app/long/section_windows.h"
+
 namespace precis::longdoc {
 
 namespace {
@@ -44,23 +46,13 @@ std::vector<StructuralSection> from_outline(const text::SegmentedText& seg, cons
     return out;
 }
 
-int word_count(QStringView text) {
-    int n = 0;
-    bool in_word = false;
-    for (QChar c : text) {
-        n += !c.isSpace() && !in_word;
-        in_word = !c.isSpace();
-    }
-    return n;
-}
-
 // A paragraph that names what follows: a chapter or section heading ("CHAPTER IV.", "§ 2.
 // SEEKS HIS FORTUNE.", "3.2 Results"), a line in capitals ("INTRODUCTION."), or a short
 // line in title case without a sentence's closing punctuation ("Related work"). Stricter
 // than the extractive summarizer's headings (document_sections.h), which also skip
 // footnotes, table rows and title lists: those never name a section.
 bool is_title(QStringView text, bool table_row) {
-    const int words = word_count(text);
+    const int words = count_words(text);
     if (words == 0 || words > 15 || table_row || text.front() == u'[') return false;
     static const QRegularExpression chapter(
         QStringLiteral(R"(^(chapter|book|part|section|act|scene|stave|canto|appendix|prologue|epilogue|introduction|preface|conclusion)\b)"),

@@ -4,36 +4,19 @@
 
 namespace precis::longdoc {
 
-namespace {
-int count_words(const QString& t) {
-    int n = 0;
-    bool in_word = false;
-    for (QChar c : t) {
-        n += !c.isSpace() && !in_word;
-        in_word = !c.isSpace();
-    }
-    return n;
-}
-}  // namespace
-
 DocumentOutline extractive_outline(const QString& text, const QVector<int>& page_offsets,
                                    const QVector<OutlineEntry>& outline, const extractive::ExtractiveOptions& options,
                                    int section_words) {
     if (count_words(text) <= section_words) return {};
+    const TokenCounter words = [](const QString& t) { return count_words(t); };
     const std::vector<SectionWindow> windows =
-        plan_section_windows({text, page_offsets, outline}, section_words, count_words, options.should_abort);
+        plan_section_windows({text, page_offsets, outline}, section_words, words, options.should_abort);
     DocumentOutline out;
     if (windows.size() < 2) return out;
-    for (const SectionWindow& w : windows) {
-        OutlineSection s;
-        s.title = w.title;
-        s.start = w.start;
-        s.end = w.end;
-        s.first_page = w.first_page;
-        s.last_page = w.last_page;
+    for (SectionWindow w : windows) {
+        w.tokens = 0;  // counted in words here, not model tokens
         // One sentence a line, as the document's own extractive summary shows them.
-        s.summary = extractive::summarize_extractive(text.mid(w.start, w.end - w.start), options).text;
-        out.push_back(std::move(s));
+        out.push_back(outline_entry(w, extractive::summarize_extractive(text.mid(w.start, w.end - w.start), options).text));
     }
     return out;
 }

@@ -170,16 +170,7 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
     };
     if (!todo.empty()) s.summarize_many(todo_ids, options, long_options.batch_size, on, callbacks);
     for (int i = 0; i < n; ++i) {
-        const ModelWindow& w = windows[size_t(i)];
-        OutlineSection o;
-        o.title = w.place.title;
-        o.start = w.place.start;
-        o.end = w.place.end;
-        o.first_page = w.place.first_page;
-        o.last_page = w.place.last_page;
-        o.summary = QString::fromStdString(summaries[size_t(i)]);
-        o.tokens = w.place.tokens;
-        out.sections.push_back(std::move(o));
+        out.sections.push_back(outline_entry(windows[size_t(i)].place, QString::fromStdString(summaries[size_t(i)])));
     }
     if (join(summaries, 0, n).empty()) throw Error(first_failure.empty() ? "no section could be summarized" : first_failure);
 

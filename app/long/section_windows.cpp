@@ -206,6 +206,20 @@ std::vector<SectionWindow> plan_section_windows(const WindowPlanInput& doc, int 
     return windows;
 }
 
+int count_words(QStringView text) {
+    int n = 0;
+    bool in_word = false;
+    for (QChar c : text) {
+        n += !c.isSpace() && !in_word;
+        in_word = !c.isSpace();
+    }
+    return n;
+}
+
+OutlineSection outline_entry(const SectionWindow& w, QString summary) {
+    return {w.title, w.start, w.end, w.first_page, w.last_page, std::move(summary), w.tokens};
+}
+
 std::vector<std::pair<int, int>> group_consecutive(const std::vector<int>& tokens, int max_tokens) {
     std::vector<std::pair<int, int>> groups;
     int first = 0, sum = 0;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "app/ingest/ingest.h"
+#include "app/long/outline_section.h"
 
 namespace precis::longdoc {
 
@@ -30,6 +31,12 @@ struct SectionWindow {
 
 // Tokens of a piece of text as the model's tokenizer makes them, without special tokens.
 using TokenCounter = std::function<int(const QString&)>;
+
+// Runs of non-space characters: the counter of windows measured in words.
+int count_words(QStringView text);
+
+// The outline entry of a window, with `summary`.
+OutlineSection outline_entry(const SectionWindow& window, QString summary);
 
 struct WindowPlanInput {
     const QString& text;

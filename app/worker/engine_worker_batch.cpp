@@ -45,23 +45,25 @@ void EngineWorker::summarize_many(quint64 ticket, const QVector<qint64>& documen
                 fail(id, QStringLiteral("The document is no longer in the library."));
         }
         if (docs.empty()) return;
+        // A document summarized on its own: it fails alone, a cancel ends the run.
+        auto alone = [&](const DocumentRecord& doc, const std::function<void()>& summarize) {
+            if (is_cancelled(ticket)) throw Cancelled();
+            try {
+                summarize();
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const std::exception& e) {
+                fail(doc.id, QString::fromUtf8(e.what()));
+                return;
+            }
+            count();
+        };
 
         if (uses_extractive(settings)) {
             // No model runs: one document after another is as fast as it gets.
             announce_extractive(settings);
             started();
-            for (const DocumentRecord& doc : docs) {
-                if (is_cancelled(ticket)) throw Cancelled();
-                try {
-                    summarize_extractively(ticket, doc, settings);
-                } catch (const Cancelled&) {
-                    throw;
-                } catch (const std::exception& e) {
-                    fail(doc.id, QString::fromUtf8(e.what()));
-                    continue;
-                }
-                count();
-            }
+            for (const DocumentRecord& doc : docs) alone(doc, [&] { summarize_extractively(ticket, doc, settings); });
             return;
         }
 
@@ -111,20 +113,13 @@ void EngineWorker::summarize_many(quint64 ticket, const QVector<qint64>& documen
         };
         on.failed = [&](int k, const std::string& why) { fail(docs[of[size_t(k)]].id, QString::fromStdString(why)); };
         if (!ids.empty()) summarizer.summarize_many(ids, run.options, 0, on, cb);
-        for (size_t i : long_docs) {
-            const DocumentRecord& doc = docs[i];
-            try {
-                const longdoc::LongSummary r = summarize_long_document(doc, run, summarizer, settings, cb);
+        // Longer than the model reads: each in sections, its own windows together.
+        for (size_t i : long_docs)
+            alone(docs[i], [&] {
+                const longdoc::LongSummary r = summarize_long_document(docs[i], run, summarizer, settings, cb);
                 cb.check_abort();
-                store_summary(doc, run, r);
-            } catch (const Cancelled&) {
-                throw;
-            } catch (const std::exception& e) {
-                fail(doc.id, QString::fromUtf8(e.what()));
-                continue;
-            }
-            count();
-        }
+                store_summary(docs[i], run, r);
+            });
     });
 }
 

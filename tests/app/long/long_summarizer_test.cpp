@@ -226,7 +226,7 @@ TEST_F(LongSummarizer, TheSummarysSourcePassagesAreTheDocumentsOwnSentencesThrou
     }
 }
 
-TEST_F(LongSummarizer, APdfsOutlineGivesTheSectionsAndTheirPages) {
+TEST_F(LongSummarizer, APdfsOutlineGivesTheSectionsTheirPagesAndThePassagesTheirPages) {
     // Six pages; the outline opens parts on pages 1, 3 and 5.
     QString text;
     for (int p = 0; p < 6; ++p) {
@@ -236,6 +236,7 @@ TEST_F(LongSummarizer, APdfsOutlineGivesTheSectionsAndTheirPages) {
     outline_ = {{QStringLiteral("Opening"), 0, 0, pages_[0]},
                 {QStringLiteral("Middle"), 0, 2, pages_[2]},
                 {QStringLiteral("End"), 0, 4, pages_[4]}};
+    options_.source_attention = true;
     const LongSummary s = run(text);
     ASSERT_EQ(s.reading, LongReading::Sections);
     ASSERT_GE(s.sections.size(), 3);
@@ -251,6 +252,13 @@ TEST_F(LongSummarizer, APdfsOutlineGivesTheSectionsAndTheirPages) {
     }
     EXPECT_TRUE(titles.first().startsWith(QStringLiteral("Opening"))) << titles.join('|').toStdString();
     EXPECT_TRUE(titles.last().startsWith(QStringLiteral("End"))) << titles.join('|').toStdString();
+    // The final summary's passages, through the combining pass, land on the PDF's pages.
+    const QVector<SourcePassage> passages = source_passages(text, pages_, s.summary.source_weights, s.summary.source_spans);
+    ASSERT_FALSE(passages.isEmpty());
+    for (const SourcePassage& p : passages) {
+        EXPECT_EQ(p.page, page_of_offset(pages_, p.begin));
+        EXPECT_GE(p.page, 0);
+    }
 }
 
 TEST_F(LongSummarizer, AnEmptyDocumentIsAnError) {

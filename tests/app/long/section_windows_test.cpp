@@ -20,7 +20,7 @@ namespace precis::longdoc {
 namespace {
 
 // Words as tokens: additive over pieces that start at whitespace, as BPE counts are.
-int count_words(const QString& t) { return int(t.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts).size()); }
+int words_in(const QString& t) { return int(t.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts).size()); }
 
 // A paragraph of `sentences` sentences of 12 words each, told apart by `tag`.
 QString paragraph(const QString& tag, int sentences) {
@@ -43,7 +43,7 @@ QString book(int chapters, int paragraphs) {
 
 std::vector<SectionWindow> plan(const QString& text, int max_tokens, const QVector<int>& pages = {},
                                 const QVector<OutlineEntry>& outline = {}) {
-    return plan_section_windows({text, pages, outline}, max_tokens, count_words);
+    return plan_section_windows({text, pages, outline}, max_tokens, words_in);
 }
 
 // Every window boundary falls between two sentences, and the windows tile the text.
@@ -56,11 +56,11 @@ void expect_tiling_between_sentences(const QString& text, const std::vector<Sect
     for (size_t i = 0; i < windows.size(); ++i) {
         if (i > 0) EXPECT_EQ(windows[i].start, windows[i - 1].end);
         EXPECT_LE(windows[i].tokens, max_tokens) << i;
-        EXPECT_EQ(windows[i].tokens, count_words(text.mid(windows[i].start, windows[i].end - windows[i].start))) << i;
+        EXPECT_EQ(windows[i].tokens, words_in(text.mid(windows[i].start, windows[i].end - windows[i].start))) << i;
         total += windows[i].tokens;
         for (const auto& s : seg.sentences) EXPECT_FALSE(s.begin < windows[i].start && windows[i].start < s.end) << i;
     }
-    EXPECT_EQ(total, count_words(text));  // every token in exactly one window
+    EXPECT_EQ(total, words_in(text));  // every token in exactly one window
 }
 
 TEST(SectionWindows, ChaptersThatFillAWindowEachGetTheirOwnNamedByTheirHeading) {
