@@ -102,16 +102,112 @@ LongSummary one_pass_summary(SummaryResult r, int trained_tokens) {
     return s;
 }
 
+namespace {
+
+// What every pass of one section-by-section summary shares.
+struct SectionRun {
+    const Summarizer& summarizer;
+    const Tokenizer& tok;
+    const SummarizeOptions& options;
+    const LongOptions& long_options;
+    const LongProgress& progress;
+    const RunCallbacks& callbacks;
+    int readable;
+    SourceTree& tree;
+    LongSummary& out;
+    double encode_seconds = 0;
+
+    // Every window's summary (empty for one that failed, which a notice names), those kept
+    // in the store taken from it, the others made together and kept as each finishes.
+    std::vector<std::string> summarize_windows(const std::vector<ModelWindow>& windows) {
+        const int n = int(windows.size());
+        const std::string identity = model_identity(summarizer.model()), settings = settings_of(options, readable);
+        std::vector<std::string> summaries(static_cast<size_t>(n)), keys(static_cast<size_t>(n));
+        std::vector<std::vector<int64_t>> todo_ids;
+        std::vector<int> todo;
+        int done = 0;
+        for (int i = 0; i < n; ++i) {
+            keys[size_t(i)] = section_key(identity, settings, windows[size_t(i)].text);
+            if (long_options.store)
+                if (std::optional<std::string> kept = long_options.store->find(keys[size_t(i)])) {
+                    summaries[size_t(i)] = std::move(*kept);
+                    ++out.kept_sections;
+                    ++done;
+                    continue;
+                }
+            todo.push_back(i);
+            todo_ids.push_back(windows[size_t(i)].ids);
+        }
+        if (progress.sections) progress.sections(done, n);
+        std::string first_failure;
+        ManySummariesCallbacks on;
+        on.done = [&](int k, SummaryResult r) {
+            const int i = todo[size_t(k)];
+            summaries[size_t(i)] = r.text;
+            if (long_options.store) long_options.store->keep(keys[size_t(i)], r.text);
+            encode_seconds += r.encode_seconds;
+            tree.set_window_sources(i, std::move(r.source_weights), std::move(r.source_spans), windows[size_t(i)].byte_start);
+            ++done;
+            if (progress.sections) progress.sections(done, n);
+        };
+        on.failed = [&](int k, const std::string& why) {
+            const int i = todo[size_t(k)];
+            const std::string line = "section " + std::to_string(i + 1) + " of " + std::to_string(n) + " (" +
+                                     windows[size_t(i)].place.title.toStdString() + ") could not be summarized: " + why;
+            if (first_failure.empty()) first_failure = line;
+            callbacks.notice(line);
+            ++done;
+            if (progress.sections) progress.sections(done, n);
+        };
+        if (!todo.empty()) summarizer.summarize_many(todo_ids, options, long_options.batch_size, on, callbacks);
+        if (join(summaries, 0, n).empty()) throw Error(first_failure.empty() ? "no section could be summarized" : first_failure);
+        return summaries;
+    }
+
+    // While the joined summaries are longer than the model reads: consecutive ones grouped
+    // and summarized again. Returns the last level; `joined_ids` is its joined input.
+    std::vector<std::string> combine(std::vector<std::string> level, std::vector<int64_t>& joined_ids) {
+        const int content = readable - 2;
+        for (;;) {
+            callbacks.check_abort();
+            joined_ids = tok.encode(join(level, 0, int(level.size())), true);
+            if (int(joined_ids.size()) <= readable) return level;
+            std::vector<int> counts;
+            for (const std::string& t : level) counts.push_back(t.empty() ? 0 : int(tok.encode(t, false).size()) + 2);
+            const auto groups = group_consecutive(counts, content - planning_margin(content));
+            check(groups.size() < level.size(),
+                  "the section summaries are too long to combine: each is about as long as what the model reads");
+            ++out.levels;
+            if (progress.combining) progress.combining(out.levels);
+            std::vector<std::vector<int64_t>> group_ids;
+            for (const auto& [first, last] : groups) group_ids.push_back(tok.encode(join(level, first, last), true));
+            std::vector<std::string> next(groups.size());
+            tree.begin_level(groups);
+            ManySummariesCallbacks on;
+            on.done = [&](int k, SummaryResult r) {
+                next[size_t(k)] = r.text;
+                tree.set_group_sources(k, r.source_weights, r.source_spans, level, kSeparator);
+            };
+            on.failed = [&](int k, const std::string& why) {
+                throw Error("combining the section summaries failed (group " + std::to_string(k + 1) + "): " + why);
+            };
+            summarizer.summarize_many(group_ids, options, long_options.batch_size, on, callbacks);
+            level = std::move(next);
+        }
+    }
+};
+
+}  // namespace
+
 LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const SummarizeOptions& options,
                            const LongOptions& long_options, const LongProgress& progress, const RunCallbacks& callbacks) {
-    const Model& model = s.model();
-    const Tokenizer& tok = require_tokenizer(model);
+    const Tokenizer& tok = require_tokenizer(s.model());
     const std::string utf8 = doc.text.toStdString();
     if (is_blank(utf8)) throw Error("the document has no text to summarize");
     std::vector<int64_t> ids = tok.encode(utf8, true);
-    const int readable = readable_input_tokens(model, options.attention, options.max_input_tokens);
+    const int readable = readable_input_tokens(s.model(), options.attention, options.max_input_tokens);
     LongSummary out;
-    out.trained_tokens = model.trained_input_tokens();
+    out.trained_tokens = s.model().trained_input_tokens();
     const int tokens = int(ids.size());
     if (tokens > readable && long_options.mode == LongMode::Extend)
         throw Error("the document has " + std::to_string(tokens) + " tokens and the model, extended, reads " +
@@ -122,93 +218,22 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
         return out;
     }
 
-    // Section by section.
+    // Section by section: the windows, the combining passes, the final pass.
     const auto t0 = Clock::now();
     out.reading = LongReading::Sections;
-    std::vector<ModelWindow> windows = cut_into_windows(doc, tok, readable, callbacks.should_abort);
-    const int n = int(windows.size());
-    const std::string identity = model_identity(model), settings = settings_of(options, readable);
-    std::vector<std::string> summaries(static_cast<size_t>(n)), keys(static_cast<size_t>(n));
-    SourceTree tree(n);
-    int done = 0;
-    std::vector<std::vector<int64_t>> todo_ids;
-    std::vector<int> todo;
-    for (int i = 0; i < n; ++i) {
-        ModelWindow& w = windows[size_t(i)];
-        keys[size_t(i)] = section_key(identity, settings, w.text);
-        if (long_options.store)
-            if (std::optional<std::string> kept = long_options.store->find(keys[size_t(i)])) {
-                summaries[size_t(i)] = std::move(*kept);
-                ++out.kept_sections;
-                ++done;
-                continue;
-            }
-        todo.push_back(i);
-        todo_ids.push_back(w.ids);
-    }
-    if (progress.sections) progress.sections(done, n);
-    double encode_seconds = 0;
-    std::string first_failure;
-    ManySummariesCallbacks on;
-    on.done = [&](int k, SummaryResult r) {
-        const int i = todo[size_t(k)];
-        summaries[size_t(i)] = r.text;
-        if (long_options.store) long_options.store->keep(keys[size_t(i)], r.text);
-        encode_seconds += r.encode_seconds;
-        tree.set_window_sources(i, std::move(r.source_weights), std::move(r.source_spans), windows[size_t(i)].byte_start);
-        ++done;
-        if (progress.sections) progress.sections(done, n);
-    };
-    on.failed = [&](int k, const std::string& why) {
-        const ModelWindow& w = windows[size_t(todo[size_t(k)])];
-        const std::string line = "section " + std::to_string(todo[size_t(k)] + 1) + " of " + std::to_string(n) + " (" +
-                                 w.place.title.toStdString() + ") could not be summarized: " + why;
-        if (first_failure.empty()) first_failure = line;
-        callbacks.notice(line);
-        ++done;
-        if (progress.sections) progress.sections(done, n);
-    };
-    if (!todo.empty()) s.summarize_many(todo_ids, options, long_options.batch_size, on, callbacks);
-    for (int i = 0; i < n; ++i) {
-        out.sections.push_back(outline_entry(windows[size_t(i)].place, QString::fromStdString(summaries[size_t(i)])));
-    }
-    if (join(summaries, 0, n).empty()) throw Error(first_failure.empty() ? "no section could be summarized" : first_failure);
-
-    // Combining: while the joined summaries are longer than the model reads, group and summarize again.
-    std::vector<std::string> level = std::move(summaries);
+    const std::vector<ModelWindow> windows = cut_into_windows(doc, tok, readable, callbacks.should_abort);
+    SourceTree tree(int(windows.size()));
+    SectionRun run{s, tok, options, long_options, progress, callbacks, readable, tree, out};
+    std::vector<std::string> summaries = run.summarize_windows(windows);
+    for (size_t i = 0; i < windows.size(); ++i)
+        out.sections.push_back(outline_entry(windows[i].place, QString::fromStdString(summaries[i])));
     std::vector<int64_t> joined_ids;
-    for (;;) {
-        callbacks.check_abort();
-        joined_ids = tok.encode(join(level, 0, int(level.size())), true);
-        if (int(joined_ids.size()) <= readable) break;
-        std::vector<int> counts;
-        for (const std::string& t : level) counts.push_back(t.empty() ? 0 : int(tok.encode(t, false).size()) + 2);
-        const int content = readable - 2;
-        const auto groups = group_consecutive(counts, content - planning_margin(content));
-        check(groups.size() < level.size(), "the section summaries are too long to combine: each is about as long as "
-                                            "what the model reads");
-        ++out.levels;
-        if (progress.combining) progress.combining(out.levels);
-        std::vector<std::vector<int64_t>> group_ids;
-        for (const auto& [first, last] : groups) group_ids.push_back(tok.encode(join(level, first, last), true));
-        std::vector<std::string> next(groups.size());
-        tree.begin_level(groups);
-        ManySummariesCallbacks combine;
-        combine.done = [&](int k, SummaryResult r) {
-            next[size_t(k)] = r.text;
-            tree.set_group_sources(k, r.source_weights, r.source_spans, level, kSeparator);
-        };
-        combine.failed = [&](int k, const std::string& why) {
-            throw Error("combining the section summaries failed (group " + std::to_string(k + 1) + "): " + why);
-        };
-        s.summarize_many(group_ids, options, long_options.batch_size, combine, callbacks);
-        level = std::move(next);
-    }
+    const std::vector<std::string> top = run.combine(std::move(summaries), joined_ids);
     ++out.levels;
     if (progress.combining) progress.combining(out.levels);
     out.summary = s.summarize_ids(std::move(joined_ids), options, callbacks);
     if (options.source_attention) {
-        tree.finish(out.summary.source_weights, out.summary.source_spans, level, kSeparator);
+        tree.finish(out.summary.source_weights, out.summary.source_spans, top, kSeparator);
         out.summary.source_weights = tree.document_weights();
         out.summary.source_spans = tree.document_spans();
     }
@@ -216,7 +241,7 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
     out.summary.tokens_read = tokens;
     out.summary.truncated = false;
     const double total = std::chrono::duration<double>(Clock::now() - t0).count();
-    out.summary.encode_seconds = std::min(total, encode_seconds + out.summary.encode_seconds);
+    out.summary.encode_seconds = std::min(total, run.encode_seconds + out.summary.encode_seconds);
     out.summary.generate_seconds = total - out.summary.encode_seconds;
     return out;
 }
