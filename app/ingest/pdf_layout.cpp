@@ -55,6 +55,26 @@ bool starts_list_item(const QString& s) {
     return bullets.contains(s[0]) && s[1].isSpace();
 }
 
+bool font_size_changes(double ha, double hb) { return std::abs(ha - hb) > 0.2 * std::max(ha, hb); }
+
+// Line `a` ends early on purpose: it does not end in a sentence's punctuation or a comma, the
+// next line starts with a capital, and that line's first word would have fitted, with
+// `slack` to spare, in the room `a` leaves before `right` (the paragraph's right edge), so
+// it was not wrapped for want of room. "END" closing a code example before "The notation
+// to access..." is such a line; "...the second paragraph" before "which also wraps" is not
+// (lowercase), nor a line cut before a long word such as an identifier or a URL, nor a
+// bullet that Poppler put on a line of its own.
+bool ends_before_room(const PdfLine& a, const PdfLine& b, double right, double slack) {
+    const QString next = b.text.trimmed(), line = a.text.trimmed();
+    if (next.isEmpty() || !next[0].isUpper() || ends_sentence(line) || line.endsWith(u',')) return false;
+    if (std::none_of(line.begin(), line.end(), [](QChar c) { return c.isLetterOrNumber(); }))
+        return false;  // a bullet standing alone: its item follows
+    qsizetype word = next.indexOf(u' ');
+    if (word < 0) word = next.size();
+    const double word_width = b.box.width() * double(word + 1) / double(next.size());  // a share of the line
+    return right - a.box.right() > word_width + slack;
+}
+
 QString clean_line(const QString& raw) {
     QString s = raw;
     // Latin ligatures that some fonts map to single code points.
@@ -101,21 +121,28 @@ QStringList page_paragraphs(const QVector<PdfLine>& lines) {
         right = std::max(right, l.box.right());
     }
     const double h = std::max(1.0, median(heights));
-    QVector<double> gaps;
+    // The usual distance from one line to the next, as a multiple of the lines' height: the
+    // leading grows with the font, so a page that mixes body text with smaller code or table
+    // lines (most of its lines, maybe) still measures each pair of lines by its own size.
+    QVector<double> spacings;
     for (int i = 1; i < lines.size(); ++i) {
+        const double ha = lines[i - 1].box.height(), hb = lines[i].box.height();
+        const double hl = std::min(ha, hb);  // not raised by a bullet or a superscript
         const double dy = lines[i].box.top() - lines[i - 1].box.top();
-        if (dy > 0.5 * h && dy < 3.0 * h) gaps.push_back(dy);
+        if (hl > 0 && !font_size_changes(ha, hb) && dy > 0.5 * hl && dy < 3.0 * hl) spacings.push_back(dy / hl);
     }
-    double spacing = median(gaps);
-    if (spacing <= 0 || spacing > 1.6 * h) spacing = std::min(spacing > 0 ? spacing : 1e9, 1.25 * h);
+    double spacing = median(spacings);
+    if (spacing <= 0 || spacing > 1.6) spacing = 1.25;  // mostly gaps between paragraphs: assume plain leading
     const double width = right - left;
 
     QString current;
+    double current_right = 0;  // the right edge of the current paragraph's widest line
     for (int i = 0; i < lines.size(); ++i) {
         const QString text = clean_line(lines[i].text);
         if (text.isEmpty()) continue;
         if (current.isEmpty()) {
             current = text;
+            current_right = lines[i].box.right();
             continue;
         }
         const PdfLine& a = lines[i - 1];
@@ -123,10 +150,12 @@ QStringList page_paragraphs(const QVector<PdfLine>& lines) {
         const double dy = b.box.top() - a.box.top();
         const double ha = a.box.height(), hb = b.box.height();
         bool hard_break = false;
-        if (dy > spacing * 1.4 + 0.5) hard_break = true;                                     // vertical gap
-        if (std::abs(ha - hb) > 0.2 * std::max(ha, hb)) hard_break = true;                   // font size change
+        if (dy > spacing * std::min(ha, hb) * 1.4 + 0.5) hard_break = true;                  // vertical gap
+        if (font_size_changes(ha, hb)) hard_break = true;                                    // font size change
         if (width > 4 * h && ends_sentence(a.text) && a.box.right() < right - 0.2 * width)   // short last line
             hard_break = true;
+        if (width > 4 * h && ends_before_room(a, b, std::max(current_right, b.box.right()), 0.2 * width))
+            hard_break = true;  // a heading, a label or a code line before a new paragraph
         if (b.box.left() - left > 1.5 * h && a.box.left() - left < 0.5 * h) hard_break = true;  // first-line indent
         if (starts_list_item(text)) hard_break = true;
         if (dy < -0.5 * h && (ends_sentence(current) || !starts_lowercase(text)))          // next column
@@ -134,8 +163,10 @@ QStringList page_paragraphs(const QVector<PdfLine>& lines) {
         if (hard_break) {
             paragraphs.push_back(current);
             current = text;
+            current_right = b.box.right();
         } else {
             append_wrapped(current, text);
+            current_right = std::max(current_right, b.box.right());
         }
     }
     if (!current.isEmpty()) paragraphs.push_back(current);

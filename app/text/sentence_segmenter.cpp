@@ -62,6 +62,20 @@ bool is_column_row(QStringView line) {
     return false;
 }
 
+// The line goes on on the next one although it ends early: it does not end in a sentence's
+// (or a clause's) closing punctuation, and the next line starts with a lowercase letter
+// ("...the list of\nliteral globs is sorted").
+bool runs_on(QStringView line, QStringView next_line) {
+    line = line.trimmed();
+    next_line = next_line.trimmed();
+    if (line.isEmpty() || next_line.isEmpty() || !next_line[0].isLower()) return false;
+    static const QString closers = QStringLiteral(")]\"'\u201D\u2019\u00BB");
+    static const QString stops = QStringLiteral(".!?:;\u2026");
+    qsizetype i = line.size() - 1;
+    while (i >= 0 && closers.contains(line[i])) --i;
+    return i >= 0 && !stops.contains(line[i]);
+}
+
 struct Line {
     qsizetype begin, end;  // [begin, end) without the '\n'
 };
@@ -239,7 +253,8 @@ QString prepare_line_breaks(const QString& text) {
             const Line& line = lines[i];
             const QStringView this_line = QStringView(text).mid(line.begin, line.end - line.begin);
             const QStringView next_line = QStringView(text).mid(lines[i + 1].begin, lines[i + 1].end - lines[i + 1].begin);
-            const bool ends_early = double(this_line.trimmed().size()) < kShortLineShare * double(widest);
+            const bool ends_early = double(this_line.trimmed().size()) < kShortLineShare * double(widest) &&
+                                    !runs_on(this_line, next_line);
             if (ends_early || starts_list_item(next_line) || is_column_row(this_line) || is_column_row(next_line))
                 continue;  // a hard break
             const qsizetype nl = line.end;  // the '\n'

@@ -8,7 +8,8 @@
 // Gutenberg book wraps lines inside a paragraph, a news feed puts one paragraph per line,
 // and lists and headings end lines early. Before ICU sees the text, each single line
 // break is classified:
-//  * a soft wrap (the line runs to the paragraph's usual width, the next line does not
+//  * a soft wrap (the line runs to the paragraph's usual width, or it ends without a
+//    sentence's punctuation and the next line starts in lowercase; the next line does not
 //    start a list item, and neither is a table row with a gap of three spaces) becomes a
 //    space;
 //  * a word hyphenated across lines ("exam-\nple") becomes one word: both characters turn

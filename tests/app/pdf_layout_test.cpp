@@ -97,3 +97,58 @@ TEST(PdfLayout, LigaturesAreExpanded) {
     p.line(QStringLiteral("an e\uFB03cient \uFB01eld"));
     EXPECT_EQ(assemble_pdf_text({p.page}).text, "an efficient field");
 }
+
+TEST(PdfLayout, LineSpacingIsMeasuredByEachLinesOwnHeight) {
+    // Page 11 of the shared-mime-info specification: two body lines (8.9 pt boxes, 13 pt
+    // apart) on a page of smaller table rows (6.9 pt, 11.7 pt apart). Measured by the rows,
+    // the 13 pt between the body lines looked like a paragraph gap.
+    PdfPageLines page;
+    page.lines.push_back(
+        {"The mime.cache files contain the same information as the globs2, magic, subclasses, aliases",
+         QRectF(119.6, 336.3, 403.3, 8.9)});
+    page.lines.push_back({"and XMLnamespaces files, in a binary, mmappable format:", QRectF(119.6, 349.3, 236.1, 8.9)});
+    double y = 372.0;
+    for (int i = 0; i < 12; ++i, y += 11.7)
+        page.lines.push_back({QStringLiteral("CARD32 OFFSET_%1").arg(i), QRectF(141.1, y, 60, 6.9)});
+    y += 20;
+    page.lines.push_back(
+        {"Lists are sorted. The list of aliases is sorted by alias, the list of", QRectF(119.6, y, 397.6, 8.9)});
+    page.lines.push_back({"literal globs is sorted by the literal.", QRectF(119.6, y + 12.9, 170, 8.9)});
+    const QString text = assemble_pdf_text({page}).text;
+    EXPECT_TRUE(text.startsWith("The mime.cache files contain the same information as the globs2, magic, subclasses, "
+                                "aliases and XMLnamespaces files, in a binary, mmappable format:\n\n"))
+        << text.toStdString();
+    EXPECT_TRUE(text.endsWith("\n\nLists are sorted. The list of aliases is sorted by alias, the list of literal globs "
+                              "is sorted by the literal."))
+        << text.toStdString();
+    EXPECT_TRUE(text.contains("CARD32 OFFSET_0 CARD32 OFFSET_1")) << text.toStdString();  // the rows stay together
+}
+
+TEST(PdfLayout, ALineThatEndsWithRoomToSpareBeforeACapitalEndsItsParagraph) {
+    // libtasn1's manual: "END" closes a code example; the next line opens a paragraph (the
+    // line spacing alone does not tell them apart).
+    PageBuilder p;
+    p.line("END", 20, 124);
+    p.line("The notation to access the Group type of the Example definition above is", 417, 105);
+    p.line("Example.Group (as a string). Such strings are used in the functions", 432, 90);
+    p.line("described below.", 80, 90);
+    EXPECT_EQ(assemble_pdf_text({p.page}).text,
+              "END\n\nThe notation to access the Group type of the Example definition above is Example.Group (as a "
+              "string). Such strings are used in the functions described below.");
+}
+
+TEST(PdfLayout, ShortLinesThatGoOnStayInTheirParagraph) {
+    PageBuilder p;
+    p.line("The list of aliases is sorted by alias, the list of", 250);  // goes on in lowercase
+    p.line("literal globs is sorted by the literal, and the list of icons by the", 400);
+    p.line("MIME type it names,", 100);  // a comma: the clause goes on
+    p.line("Which keeps lookups quick. The header names the version of the format", 400);
+    p.line("ASN1_ELEMENT_NOT_FOUND_IN_THE_STRUCTURE is returned when the name is unknown.", 400);  // had no room
+    p.line("\u2022", 5);  // a bullet on a line of its own
+    p.line("Applications may extend the database.", 200);
+    EXPECT_EQ(assemble_pdf_text({p.page}).text,
+              "The list of aliases is sorted by alias, the list of literal globs is sorted by the literal, and the "
+              "list of icons by the MIME type it names, Which keeps lookups quick. The header names the version of "
+              "the format ASN1_ELEMENT_NOT_FOUND_IN_THE_STRUCTURE is returned when the name is unknown. \u2022 "
+              "Applications may extend the database.");
+}

@@ -152,6 +152,27 @@ TEST(SentenceSegmenter, ShortLinesAndParagraphsAreHardBreaks) {
     EXPECT_EQ(s.sentences[2].paragraph, 2);
 }
 
+TEST(SentenceSegmenter, ShortLinesThatGoOnInLowercaseAreWraps) {
+    // Lines of a PDF or a text file a little or much shorter than the block's widest, that
+    // end without punctuation before a line in lowercase (issue 42).
+    const QString text =
+        "Lists in the file are sorted, to enable binary searching. The list of aliases is sorted by alias,\n"
+        "the list of\n"
+        "literal globs is sorted by the literal. Repairs to the old sea wall, which had been delayed for\n"
+        "several years by disputes over funding,\n"
+        "began in March.\n"
+        "A heading\n"
+        "Lowercase after a full stop.\n"
+        "stays a new line.\n";
+    EXPECT_EQ(sentences_of(text),
+              (QStringList{"Lists in the file are sorted, to enable binary searching.",
+                           "The list of aliases is sorted by alias, the list of literal globs is sorted by the literal.",
+                           "Repairs to the old sea wall, which had been delayed for several years by disputes over "
+                           "funding, began in March.",
+                           "A heading", "Lowercase after a full stop.",
+                           "stays a new line."}));
+}
+
 TEST(SentenceSegmenter, CjkTextWithoutSpacesSplitsAtItsFullStops) {
     EXPECT_EQ(sentences_of("今天天气很好。我们去公园散步吧！你觉得怎么样？"),
               (QStringList{"今天天气很好。", "我们去公园散步吧！", "你觉得怎么样？"}));
