@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 
+#include "app/models/model_store.h"
 #include "app/qt_file_names.h"
 #include "engine/config/config.h"
 
@@ -26,6 +27,14 @@ QStringList own_labels(const std::filesystem::path& dir) {
     } catch (const std::exception&) {
     }
     return out;
+}
+
+// A classifier as the user knows it: its HuggingFace repo id, else its folder's name.
+QString classifier_name(const std::filesystem::path& dir) {
+    const models::ModelInfo info = models::describe_model(dir);
+    if (!info.repo.isEmpty()) return info.repo;
+    if (!info.name.isEmpty()) return info.name;
+    return QString::fromStdString(dir.filename().string());
 }
 
 }  // namespace
@@ -55,10 +64,11 @@ ClassifierSettingsBox::ClassifierSettingsBox(QWidget* parent)
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Classifier model folder"), folder_->text());
         if (dir.isEmpty()) return;
-        folder_->setText(path_from_dialog(dir));  // Qt's decoding lost bytes that are not UTF-8
-        describe();
+        folder_->setText(path_from_dialog(dir));  // Qt's decoding lost bytes that are not UTF-8; describes it
     });
-    connect(folder_, &QLineEdit::editingFinished, this, &ClassifierSettingsBox::describe);
+    // Every change of the folder, typed or set (a classifier just downloaded, Restore Defaults):
+    // the note said "No classifier installed" beside a folder set without typing (issue 42).
+    connect(folder_, &QLineEdit::textChanged, this, &ClassifierSettingsBox::describe);
     describe();
 }
 
@@ -101,20 +111,25 @@ void ClassifierSettingsBox::describe() {
         folder_->setPlaceholderText(found ? tr("Automatic: %1").arg(QString::fromStdString(found->dir.string()))
                                           : tr("Automatic: none installed"));
     if (!found) {
-        note_->setText(tr("No classifier installed: Download… one (facebook/bart-large-mnli picks from labels you give "
-                          "it) or choose a folder."));
+        note_->setText(tr("No classifier is set, and none is installed: Download… one (facebook/bart-large-mnli picks "
+                          "from labels you give it) or choose a folder."));
         return;
     }
     if (!s.model_dir.isEmpty() && !QFileInfo::exists(s.model_dir + QStringLiteral("/config.json"))) {
-        note_->setText(tr("This folder has no config.json: it is not a HuggingFace model folder."));
+        note_->setText(tr("No classifier in this folder: it has no config.json, so it is not a HuggingFace model folder."));
         return;
     }
+    // Which classifier Classify will use, by name: the one set here, or the one found.
+    const QString name = classifier_name(found->dir);
+    const QString which = found->source == QLatin1String("settings")
+                              ? tr("Classifier: %1 (this folder).").arg(name)
+                              : tr("Classifier: %1 (found among the installed models).").arg(name);
     if (found->task == kZeroShot)
-        note_->setText(tr("Zero-shot: it picks from the labels below."));
+        note_->setText(which + u' ' + tr("Zero-shot: it picks from the labels below."));
     else if (found->task == QLatin1String("classification"))
-        note_->setText(tr("Trained labels: %1.").arg(own_labels(found->dir).join(QStringLiteral(", "))));
+        note_->setText(which + u' ' + tr("Trained labels: %1.").arg(own_labels(found->dir).join(QStringLiteral(", "))));
     else
-        note_->setText(tr("A summarization model cannot classify."));
+        note_->setText(tr("%1 is a summarization model: it cannot classify.").arg(name));
 }
 
 }  // namespace precis::ui

@@ -5,6 +5,7 @@
 #include <QPlainTextEdit>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTextBlock>
 #include <QVBoxLayout>
@@ -15,6 +16,19 @@
 #include "ui/pdf_pages_view.h"
 
 namespace precis::ui {
+
+namespace {
+
+// The Text / Pages tabs are a stop of the Tab key only when there is a choice (a PDF's
+// pages); a lone Text tab took the focus with nothing to do and showed it faintly, a thin
+// box around "Text" (issue 42), where the text itself shows the pane's focus frame.
+void update_tab_focus(QTabWidget* tabs) {
+    int shown = 0;
+    for (int i = 0; i < tabs->count(); ++i) shown += tabs->isTabVisible(i) ? 1 : 0;
+    tabs->tabBar()->setFocusPolicy(shown > 1 ? Qt::TabFocus : Qt::NoFocus);
+}
+
+}  // namespace
 
 QColor passage_colour(double weight, double heaviest) {
     const double t = heaviest > 0 ? std::clamp(weight / heaviest, 0.0, 1.0) : 1.0;
@@ -39,6 +53,7 @@ DocumentView::DocumentView(QWidget* parent)
     tabs_->addTab(pages_, tr("Pages"));
     tabs_->setTabVisible(1, false);
     tabs_->setDocumentMode(true);
+    update_tab_focus(tabs_);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -60,6 +75,7 @@ void DocumentView::clear() {
     text_->setExtraSelections({});
     pages_->clear();
     tabs_->setTabVisible(1, false);
+    update_tab_focus(tabs_);
 }
 
 void DocumentView::show_document(const DocumentRecord& d, const QString& pdf_password) {
@@ -76,6 +92,7 @@ void DocumentView::show_document(const DocumentRecord& d, const QString& pdf_pas
     text_->setExtraSelections({});
     const bool pdf = d.pages > 0 && QFileInfo(d.path).suffix().compare("pdf", Qt::CaseInsensitive) == 0;
     tabs_->setTabVisible(1, pdf);
+    update_tab_focus(tabs_);
     if (pdf)
         pages_->load(d.path, pdf_password);
     else

@@ -17,6 +17,7 @@
 #include "app/library/current_labels.h"
 #include "app/library/library.h"
 #include "ui/failed_files_view.h"
+#include "ui/focus_frame.h"
 #include "ui/library_model.h"
 #include "ui/library_snippet_delegate.h"
 
@@ -55,6 +56,10 @@ LibraryPanel::LibraryPanel(Library& library, QWidget* parent)
     table_->setContextMenuPolicy(Qt::CustomContextMenu);
     // Tab leaves the list for the next pane; the arrow keys move between documents.
     table_->setTabKeyNavigation(false);
+    // The same frame as the other panes while the keyboard is here (issue 42: the style's own
+    // cue was a faint dotted cell); the failed-files list stands in the table's place.
+    show_keyboard_focus(table_);
+    show_keyboard_focus(failed_files_);
     auto* remove = new QAction(tr("Remove from library"), table_);
     remove->setShortcut(QKeySequence::Delete);
     remove->setShortcutContext(Qt::WidgetShortcut);

@@ -41,8 +41,8 @@
 #include "ui/run_queue_panel.h"
 #include "ui/run_status.h"
 #include "ui/screen_fit.h"
+#include "ui/status_message.h"
 #include "ui/summary_panel.h"
-#include "ui/word_elide.h"
 
 namespace precis::ui {
 
@@ -138,8 +138,17 @@ void MainWindow::build_layout() {
 
     run_status_ = new RunStatus(this);
     model_label_ = new QLabel(this);
+    // The message first, taking the width the run status (shown only while something runs)
+    // and the model label leave; permanent, so QStatusBar never hides it for a message.
+    status_message_ = new StatusMessage(this);
+    statusBar()->addPermanentWidget(status_message_, 1);
     statusBar()->addPermanentWidget(run_status_);
     statusBar()->addPermanentWidget(model_label_);
+    // QStatusBar keeps the message (currentMessage, its timeout); the label shows it.
+    connect(statusBar(), &QStatusBar::messageChanged, this, [this](const QString& message) {
+        status_message_->set_message(message);
+        if (message.isEmpty()) statusBar()->setToolTip(QString());
+    });
 
     connect(library_panel_, &LibraryPanel::document_selected, this, &MainWindow::show_document);
     connect(library_panel_, &LibraryPanel::delete_requested, this, &MainWindow::delete_document);
@@ -280,12 +289,10 @@ void MainWindow::show_error(const QString& title, const QString& message) {
 // --- requests
 
 void MainWindow::show_status(const QString& message, int timeout_ms) {
-    QStatusBar* bar = statusBar();
-    int room = bar->width() - 24;  // the size grip and margins
-    for (QWidget* w : {static_cast<QWidget*>(run_status_), static_cast<QWidget*>(model_label_)})
-        if (w->isVisible()) room -= w->width() + bar->layout()->spacing();
-    bar->setToolTip(message);
-    bar->showMessage(elide_at_word(message, bar->fontMetrics(), std::max(room, 40)), timeout_ms);
+    // The whole text: the label fits it to its room each time that room changes (a message
+    // given while the run status is wide gets the width back when the run ends).
+    statusBar()->setToolTip(message);
+    statusBar()->showMessage(message, timeout_ms);
     queued_status_entry_ = 0;  // a queue message sets it after this call
 }
 

@@ -34,6 +34,7 @@ class ModelFolderWatcher;
 class RecentFiles;
 class RunQueuePanel;
 class RunStatus;
+class StatusMessage;
 class SummaryPanel;
 
 // A run or batch that has gone on this long is worth a question before Esc cancels it or
@@ -81,6 +82,7 @@ public:
     RunQueuePanel* run_queue() const { return queue_; }
     ModelBanner* test_model_banner() const { return banner_; }
     QLabel* model_label() const { return model_label_; }
+    StatusMessage* status_message() const { return status_message_; }
     ModelFolderWatcher* model_watcher() const { return model_watcher_; }
     // The models on disk changed (ModelFolderWatcher): loads the model the window should now
     // use when that is another one (a first model installed, the default changed or removed);
@@ -121,8 +123,8 @@ private:
     void show_classifier_missing(const QString& message);
     void forget_removed_classifications();
     void show_error(const QString& title, const QString& message);
-    // A status-bar message shortened to the room the run status and model label leave it
-    // (Qt would cut it mid-word under them); the whole text is the bar's tooltip.
+    // A status-bar message, whole in the bar (currentMessage) and its tooltip; the
+    // StatusMessage label shows it fitted to the room the run status and model label leave.
     void show_status(const QString& message, int timeout_ms);
 
     void on_model_ready(const ModelInfo& info);
@@ -178,6 +180,7 @@ private:
     RunStatus* run_status_;
     ModelBanner* banner_;
     QLabel* model_label_;
+    StatusMessage* status_message_;
     ModelFolderWatcher* model_watcher_ = nullptr;
     RecentFiles* recent_ = nullptr;
     BatchDialog* batch_dialog_ = nullptr;

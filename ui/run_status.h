@@ -1,6 +1,6 @@
 #pragma once
 // The status-bar corner that shows a running request: what stage it is in, a progress
-// bar (busy indicator when the stage has no count), and a Cancel button.
+// bar (busy indicator when the stage has no count), and a Cancel button; hidden while idle.
 #include <QWidget>
 
 class QLabel;

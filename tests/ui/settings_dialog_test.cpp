@@ -22,6 +22,7 @@
 #include "kernels/device_query.h"
 #include "tests/support/test_models.h"
 #include "tests/ui/ui_test_support.h"
+#include "ui/classifier_settings_box.h"
 #include "ui/default_model_box.h"
 #include "ui/settings_dialog.h"
 
@@ -199,6 +200,42 @@ TEST_F(SettingsDialogTest, ADownloadedClassifierBecomesTheClassifierNotTheSummar
     dialog_->take_installed_model(QString::fromStdString(summarizer.string()));
     EXPECT_EQ(dialog_->settings().model_dir, summarizer_before);
     EXPECT_EQ(dialog_->tabs()->currentIndex(), 0);
+}
+
+// The Classification tab names the classifier Classify will use (issue 42: it said "No
+// classifier installed" beside a classifier folder set without typing, as a download sets it).
+TEST_F(SettingsDialogTest, TheClassificationTabNamesTheClassifierSet) {
+    ui::ClassifierSettingsBox* box = dialog_->classifier_box();
+    // None set and none installed: said so.
+    EXPECT_TRUE(box->note()->text().startsWith("No classifier is set, and none is installed")) << box->note()->text().toStdString();
+
+    const auto nli = make_classifier("settings-named-nli", {{"0", "contradiction"}, {"1", "neutral"}, {"2", "entailment"}}, "");
+    std::filesystem::copy_file(fixtures_dir() / "tokenizer/bart/tokenizer.json", nli / "tokenizer.json");
+    dialog_->take_installed_model(QString::fromStdString(nli.string()));  // as the catalog does after a download
+    const auto shot = [&](const QString& name) {
+        const QString out = qEnvironmentVariable("PRECIS_SHOTS_DIR");
+        if (out.isEmpty()) return;
+        // The dialog as it opens on each screen (screen_fit.h keeps it within 1024x700).
+        for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+            dialog_->resize(std::min(size.width() - 40, 900), std::min(size.height() - 60, 760));
+            QApplication::processEvents();
+            dialog_->grab().save(QStringLiteral("%1/%2-%3x%4.png").arg(out, name).arg(size.width()).arg(size.height()));
+        }
+    };
+    EXPECT_FALSE(box->note()->text().contains("No classifier")) << box->note()->text().toStdString();
+    EXPECT_TRUE(box->note()->text().startsWith("Classifier: settings-named-nli (this folder).")) << box->note()->text().toStdString();
+    EXPECT_TRUE(box->note()->text().contains("Zero-shot")) << box->note()->text().toStdString();
+    shot(QStringLiteral("settings-classification-tab"));
+
+    // Set by load (the dialog opened on saved settings), and typed: the same.
+    ClassifierSettings saved;
+    saved.model_dir = QString::fromStdString(nli.string());
+    box->load(saved);
+    EXPECT_TRUE(box->note()->text().startsWith("Classifier: settings-named-nli")) << box->note()->text().toStdString();
+    box->folder()->setText(QString::fromStdString((dir_ / "nothing-here").string()));
+    EXPECT_TRUE(box->note()->text().contains("no config.json")) << box->note()->text().toStdString();
+    box->folder()->clear();
+    EXPECT_TRUE(box->note()->text().startsWith("No classifier is set")) << box->note()->text().toStdString();
 }
 
 // The LSG settings speak plainly: sparsity types named as the attention panel names them,
