@@ -87,9 +87,9 @@ QString pattern_explanation(PatternChoice choice, const LsgSettings& s, const Fo
 QString global_tokens_explanation(int count) {
     if (count <= 0) return {};
     return count == 1 ? tr("The global token (orange) is an extra token every word reads and that reads every "
-                           "word: it carries news across the whole document.")
+                           "word: it carries news across everything the model reads.")
                       : tr("The %1 global tokens (orange) are extra tokens every word reads and that read every "
-                           "word: they carry news across the whole document.")
+                           "word: they carry news across everything the model reads.")
                             .arg(count);
 }
 

@@ -1,6 +1,9 @@
 #include "ui/attention_panel.h"
 
+#include <algorithm>
+
 #include <QComboBox>
+#include <QLocale>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -23,6 +26,13 @@
 namespace precis::ui {
 
 namespace {
+
+// Token counts with the locale's digit groups ("20,480"), the C locale's included.
+QString token_count(int n) {
+    QLocale locale;
+    locale.setNumberOptions(QLocale::DefaultNumberOptions);
+    return locale.toString(n);
+}
 
 QSpinBox* spin(int lo, int hi, int value, QWidget* parent) {
     auto* s = new QSpinBox(parent);
@@ -65,6 +75,9 @@ AttentionPanel::AttentionPanel(QWidget* parent) : QWidget(parent), tabs_(new QTa
     kind_ = new QComboBox(this);
     for (int c = 0; c < kPatternChoices; ++c) kind_->addItem(pattern_title(PatternChoice(c)));
     kind_->setCurrentIndex(int(PatternChoice::Norm));
+    // As narrow as a short title: the longest would set the panel's (and the dock's) width.
+    kind_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    kind_->setMinimumContentsLength(16);
     explanation_ = wrapped(this);
     QFont strong = explanation_->font();
     strong.setPointSizeF(strong.pointSizeF() * 1.05);
@@ -274,7 +287,7 @@ void AttentionPanel::set_model_info(const ModelInfo& info) {
     rebuild_pattern();
 }
 
-void AttentionPanel::set_document(qint64 document_id, int tokens, bool exact) {
+void AttentionPanel::set_document(qint64 document_id, int tokens, bool exact, int document_tokens) {
     if (document_id != document_id_) {
         heatmap_->set_capture({});
         scale_->set_maximum(0);
@@ -283,14 +296,29 @@ void AttentionPanel::set_document(qint64 document_id, int tokens, bool exact) {
         capture_settings_.reset();
     }
     document_id_ = document_id;
+    document_tokens_ = document_id == 0 ? 0 : std::max(tokens, document_tokens);
     if (document_id != 0 && tokens > 0) set_tokens(tokens);
+    const bool part = document_tokens_ > tokens;
     tokens_note_->setText(document_id == 0 ? tr("no document open: choose a length")
-                          : exact          ? tr("tokens the encoder read")
-                                           : tr("estimated from the document's length"));
+                          : part  ? (exact ? tr("tokens the encoder reads in one pass, of %1 in the document")
+                                           : tr("tokens the encoder reads in one pass, of about %1 in the document"))
+                                        .arg(token_count(document_tokens_))
+                          : exact ? tr("tokens the encoder read")
+                                  : tr("estimated from the document's length"));
     if (document_id == 0) capture_info_->setText(tr("Open a document to see the weights the engine computes on it."));
     update_enabled();
     rebuild_pattern();
 }
+
+QString AttentionPanel::scope_noun() const {
+    const int read = tokens_->value();
+    if (document_id_ == 0) return tr("all %1 tokens").arg(token_count(read));
+    if (document_tokens_ > read)
+        return tr("the first %1 of %2 tokens").arg(token_count(read), token_count(document_tokens_));
+    return tr("the whole document");
+}
+
+QString AttentionPanel::reading_scope() const { return tr("across %1").arg(scope_noun()); }
 
 void AttentionPanel::select_pattern(int choice) { kind_->setCurrentIndex(std::clamp(choice, 0, kFoveaChoice)); }
 
@@ -367,6 +395,7 @@ void AttentionPanel::rebuild_pattern() {
     globals_note_->setVisible(pattern.num_global > 0);
     details_->setText(pattern_details(p.choice, pattern, p.lsg, p.fovea));
     details_->setToolTip(tr("In the paper's notation: %1").arg(QString::fromStdString(pattern.summary)));
+    pattern_view_->set_scope(reading_scope());
     pattern_view_->set_pattern(pattern, head_->currentIndex(), p.choice == PatternChoice::BosPooling);
     show_selection_if_it_matches();
     update_legend();
@@ -389,9 +418,10 @@ void AttentionPanel::update_legend() {
         entries << QStringLiteral("<span style='background:%1'>&nbsp;&nbsp;&nbsp;&nbsp;</span>&nbsp;%2")
                        .arg(e.colour.name(), e.label.toHtmlEscaped());
     legend_->setText(entries.join(QStringLiteral("&nbsp;&nbsp; ")) +
-                     tr("<br><small>Top: the whole document, each word (down) against what it reads (across). "
+                     tr("<br><small>Top: %1, each word (down) against what it reads (across). "
                         "Below: one block of words, key by key. Click the top drawing (or press Up/Down) for another block, "
-                        "Left/Right to move the magnified window.</small>"));
+                        "Left/Right to move the magnified window.</small>")
+                         .arg(scope_noun().toHtmlEscaped()));
 }
 
 void AttentionPanel::update_run_status() {
@@ -438,6 +468,7 @@ void AttentionPanel::show_capture(const AttentionCaptureResult& c) {
     update_enabled();
     if (c.document_id != document_id_) return;  // the user moved on to another document
     capture_ = c;
+    document_tokens_ = std::max(document_tokens_, c.tokens_read);
     capture_settings_ = asked.value_or(current_settings());  // a request not made by Run: settings_for_run used these
     heatmap_->set_capture(c);
     scale_->set_maximum(c.max_weight);
@@ -449,11 +480,15 @@ void AttentionPanel::show_capture(const AttentionCaptureResult& c) {
                                                               : tr("LSG, short text: every word reads every word"))
                                              : c.attention;
     const int per_cell = std::max(1, (c.rows + c.grid - 1) / std::max(c.grid, 1));
-    capture_info_->setText(tr("Layer %1, head %2 · %3 · %4 tokens read · largest weight %5%6")
+    const QString read = document_tokens_ > c.tokens_read
+                             ? tr("the first %1 of %2 tokens read")
+                                   .arg(token_count(c.tokens_read), token_count(document_tokens_))
+                             : tr("%1 tokens read, the whole document").arg(token_count(c.tokens_read));
+    capture_info_->setText(tr("Layer %1, head %2 · %3 · %4 · largest weight %5%6")
                                .arg(c.layer + 1)
                                .arg(c.head + 1)
                                .arg(how)
-                               .arg(c.tokens_read)
+                               .arg(read)
                                .arg(c.max_weight, 0, 'f', 3)
                                .arg(per_cell > 1 ? tr(" · each cell shows the largest weight among %1 × %1 token pairs")
                                                        .arg(per_cell)

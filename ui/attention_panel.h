@@ -39,8 +39,14 @@ public:
 
     // The model in use: layer/head ranges and its LSG/Fovea settings as the starting point.
     void set_model_info(const ModelInfo& info);
-    // The open document and how many tokens it has (`exact` false: an estimate).
-    void set_document(qint64 document_id, int tokens, bool exact);
+    // The open document and how many of its tokens the model reads in one pass (`exact`
+    // false: an estimate); `document_tokens` is the whole document's length (0: the same,
+    // it reads all of it). A long document summarized section by section is still read
+    // only up to the model's length when the panel captures attention.
+    void set_document(qint64 document_id, int tokens, bool exact, int document_tokens = 0);
+    // What the drawing and the weights stand for: "across the whole document" when the
+    // model reads all of it, else "across the first 4,096 of 20,480 tokens".
+    QString reading_scope() const;
     void show_capture(const AttentionCaptureResult& capture);
     void capture_failed(const QString& message);
 
@@ -90,6 +96,7 @@ private:
     };
     PatternSettings current_settings() const;
     int padded_tokens() const;  // the length the encoder reads the chosen text length at
+    QString scope_noun() const;  // "the whole document", "the first 4,096 of 20,480 tokens"
     void rebuild_pattern();
     void update_enabled();
     void update_run_status();
@@ -118,6 +125,7 @@ private:
     AttentionColourScale* scale_;
 
     qint64 document_id_ = 0;
+    int document_tokens_ = 0;  // the whole open document's length in tokens
     int heads_ = 1;
     std::optional<PatternSettings> model_settings_;  // the model's own, from set_model_info
     std::optional<PatternSettings> requested_;        // what the run in flight was asked with

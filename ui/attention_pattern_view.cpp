@@ -400,15 +400,26 @@ void AttentionPatternView::paint_overview(QPainter& painter, const QRect& target
     }
 }
 
+void AttentionPatternView::set_scope(const QString& scope) {
+    if (scope == scope_) return;
+    scope_ = scope;
+    update();
+}
+
+QString AttentionPatternView::reach_caption() const {
+    return tr("Query block %1 (tokens %2–%3) reads, %4:")
+        .arg(block_ + 1)
+        .arg(strip_.query_begin - pattern_.num_global)
+        .arg(strip_.query_end - pattern_.num_global - 1)
+        .arg(scope_.isEmpty() ? tr("across the whole document") : scope_);
+}
+
 void AttentionPatternView::paint_reach(QPainter& painter, const QRect& r) {
     const QFontMetrics fm = painter.fontMetrics();
     const int rows = pattern_.num_global + pattern_.tokens;
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(QRect(r.left(), r.top() - fm.height() - 5, r.width(), fm.height()), Qt::AlignLeft,
-                     tr("Query block %1 (tokens %2–%3) reads, across the whole document:")
-                         .arg(block_ + 1)
-                         .arg(strip_.query_begin - pattern_.num_global)
-                         .arg(strip_.query_end - pattern_.num_global - 1));
+                     fm.elidedText(reach_caption(), Qt::ElideRight, r.width()));
     if (rows <= 0 || r.width() <= 0) return;
     // The strongest style per pixel column.
     std::vector<int> best(static_cast<size_t>(r.width()), -1);

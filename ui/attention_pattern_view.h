@@ -53,6 +53,12 @@ public:
     int window_rows() const;
     void set_window_begin(int row);
 
+    // How much of the document the drawing stands for, as the caption over the reach strip
+    // ends it: "across the whole document", "across the first 4,096 of 20,480 tokens".
+    void set_scope(const QString& scope);
+    // The caption over the reach strip, as drawn.
+    QString reach_caption() const;
+
     const QImage& image() const { return image_; }
     const KeyStrip& strip() const { return strip_; }
     // What hovering shows at `pos` (empty outside the strips).
@@ -97,6 +103,7 @@ private:
     KeyStrip strip_;
     QImage image_;
     int window_begin_ = 0;
+    QString scope_;
 };
 
 }  // namespace precis::ui

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "app/batch/batch_counts.h"
+#include "app/models/model_store.h"
 #include "app/qt_file_names.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
@@ -114,6 +115,8 @@ BatchDialog::BatchDialog(const QString& library_path, std::shared_ptr<ModelCache
 
 BatchDialog::~BatchDialog() = default;
 
+QMessageBox* BatchDialog::stop_question() const { return stop_question_.data(); }
+
 void BatchDialog::set_folder(const QString& folder) { folder_->setText(folder); }
 void BatchDialog::set_recursive(bool recursive) { recursive_->setChecked(recursive); }
 void BatchDialog::set_classify(bool classify) { classify_->setChecked(classify); }
@@ -125,13 +128,26 @@ void BatchDialog::set_settings(const EngineSettings& settings) {
 }
 
 void BatchDialog::show_settings() {
-    settings_line_->setText(describe_engine_settings(settings_));
+    QString line = describe_engine_settings(settings_);
+    // The default model is called so, as the status bar does, rather than by where it was found.
+    if (!uses_extractive(settings_)) {
+        if (const std::optional<ResolvedModel> model = find_model(settings_)) {
+            const std::filesystem::path def = models::default_model_folder();
+            std::error_code ec;
+            const QString where = QStringLiteral(" (%1)").arg(model->source);
+            const qsizetype at = line.indexOf(where);
+            if (!def.empty() && std::filesystem::equivalent(model->dir, def, ec) && at >= 0)
+                line.replace(at, where.size(), tr(" (default)"));
+        }
+    }
+    settings_line_->setText(line);
     settings_line_->setToolTip(tr("Change these in Settings (Ctrl+,) before starting; a folder run with other settings "
                                   "is a new job."));
 }
 
 void BatchDialog::set_running(bool running) {
     running_ = running;
+    if (!running && stop_question_) stop_question_->done(QMessageBox::No);  // nothing left to stop
     start_->setEnabled(!running);
     cancel_->setEnabled(running);
     folder_->setEnabled(!running);
@@ -200,7 +216,11 @@ void BatchDialog::reject() {
                            "the same batch again resumes it; the file in progress is summarized again then."),
                         QMessageBox::Yes | QMessageBox::No, this);
         box.setDefaultButton(QMessageBox::No);  // a stray Enter keeps the batch going
-        if (box.exec() != QMessageBox::Yes) return;
+        stop_question_ = &box;
+        const int answer = box.exec();
+        stop_question_ = nullptr;
+        // Finished while asking: the question was closed, and the report stays to be read.
+        if (answer != QMessageBox::Yes || !running_) return;
         cancel();
     }
     QDialog::reject();
@@ -256,7 +276,9 @@ void BatchDialog::on_finished(const BatchOutcome& o) {
     if (o.total == 0)
         text = tr("The folder has no PDF, text or Markdown files.");
     else
-        text = tr("%1: %2.").arg(o.cancelled ? tr("Cancelled") : tr("Finished"), batch_counts_text(counts));
+        text = tr("%1: %2%3.")
+                   .arg(o.cancelled ? tr("Cancelled") : tr("Finished"), batch_counts_text(counts),
+                        o.classified >= 0 ? tr(", %1 classified").arg(o.classified) : QString());
     if (o.retried > 0) text += tr(" %n earlier failure(s) tried again.", nullptr, o.retried);
     if (o.cancelled) text += tr(" Start again to resume where it stopped.");
     if (counts.failed() > 0) {

@@ -7,6 +7,8 @@
 // The model and settings the run will use are named before it starts.
 #include <QDialog>
 
+#include <QPointer>
+
 #include <memory>
 
 #include "app/worker/engine_settings.h"
@@ -16,6 +18,7 @@ class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
+class QMessageBox;
 class QProgressBar;
 class QPushButton;
 
@@ -47,6 +50,9 @@ public:
     QListWidget* log() const { return log_; }
     QLabel* report() const { return report_; }
     QLabel* settings_line() const { return settings_line_; }
+    // The question Esc / Close asks while a batch runs; null when none is up. The batch
+    // finishing (or failing) behind it closes it: there is nothing left to stop.
+    QMessageBox* stop_question() const;
     void set_retry_failed(bool retry);
 
 signals:
@@ -89,6 +95,7 @@ private:
     QPushButton* start_;
     QPushButton* cancel_;
     QPushButton* close_;
+    QPointer<QMessageBox> stop_question_;
 };
 
 }  // namespace precis::ui

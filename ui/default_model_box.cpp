@@ -38,7 +38,7 @@ void DefaultModelBox::refresh() {
         combo_->setItemData(combo_->count() - 1, QString::fromStdString(m.dir.string()), Qt::ToolTipRole);
         if (m.is_default) effective = m.name;
     }
-    if (combo_->count() == 0) combo_->addItem(tr("none installed: Download… adds one"), QString());
+    if (combo_->count() == 0) combo_->addItem(tr("none installed for summaries: Download… adds one"), QString());
     combo_->setEnabled(combo_->itemData(0).isValid() && !combo_->itemData(0).toString().isEmpty());
     const int at = combo_->findData(keep.isEmpty() ? effective : keep);
     combo_->setCurrentIndex(std::max(0, at));

@@ -128,9 +128,10 @@ void MainWindow::build_layout() {
     setCentralWidget(central);
 
     attention_panel_ = new AttentionPanel(this);
-    attention_dock_ = new AttentionDock(tr("Attention patterns"), this);  // floats when the window is narrow
-    attention_dock_->setObjectName(QStringLiteral("attention_dock"));
-    attention_dock_->setWidget(attention_panel_);
+    auto* dock = new AttentionDock(tr("Attention patterns"), this);  // docked in space of its own, never floating
+    dock->setObjectName(QStringLiteral("attention_dock"));
+    dock->set_panel(attention_panel_);
+    attention_dock_ = dock;
     addDockWidget(Qt::RightDockWidgetArea, attention_dock_);
     attention_dock_->hide();
 
@@ -388,16 +389,28 @@ void MainWindow::update_attention_document() {
         attention_panel_->set_document(0, 0, false);
         return;
     }
+    // The panel captures what the model reads in one pass: the whole document, or its first
+    // tokens up to the model's length (a long document's summary went section by section and
+    // read it all, its capture does not), and it says which.
+    int readable = 0;
+    if (model_info_ && !model_info_->extractive && model_info_->max_input_tokens > 0) {
+        readable = model_info_->max_input_tokens;
+        const int block = model_info_->lsg.block_size;  // an LSG encoder reads whole blocks
+        if (model_info_->attention == QLatin1String("lsg") && block > 0 && readable > 2 * block)
+            readable = readable / block * block;
+    }
+    const auto one_pass = [readable](int tokens) { return readable > 0 ? std::min(tokens, readable) : tokens; };
     const QVector<SummaryRecord> summaries = library_->summaries_for(current_document_);
-    if (!summaries.isEmpty() && summaries.first().parameters.contains("tokens_read")) {
-        attention_panel_->set_document(current_document_, summaries.first().parameters.value("tokens_read").toInt(), true);
+    if (!summaries.isEmpty() && summaries.first().input_tokens > 0 &&
+        summaries.first().parameters.contains("tokens_read")) {
+        const int whole = int(summaries.first().input_tokens);
+        attention_panel_->set_document(current_document_, one_pass(whole), true, whole);
         return;
     }
-    // About four characters per token for English BPE; capped by what the model reads.
+    // About four characters per token for English BPE.
     const auto doc = library_->document(current_document_);
-    int estimate = doc ? int(doc->text.size() / 4) + 2 : 0;
-    if (model_info_ && model_info_->max_input_tokens > 0) estimate = std::min(estimate, model_info_->max_input_tokens);
-    attention_panel_->set_document(current_document_, estimate, false);
+    const int estimate = doc ? int(doc->text.size() / 4) + 2 : 0;
+    attention_panel_->set_document(current_document_, one_pass(estimate), false, estimate);
 }
 
 void MainWindow::delete_document(qint64 document_id) {

@@ -4,6 +4,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QScrollArea>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
@@ -91,8 +92,11 @@ void MainWindow::build_keyboard() {
 QList<QWidget*> MainWindow::panes() const {
     QList<QWidget*> list = {library_panel_, document_view_, summary_panel_};
     if (queue_->isVisible()) list.insert(1, queue_);
-    for (QDockWidget* dock : findChildren<QDockWidget*>())
-        if (dock->isVisible() && dock->widget()) list << dock->widget();
+    for (QDockWidget* dock : findChildren<QDockWidget*>()) {
+        QWidget* pane = dock->widget();
+        if (auto* area = qobject_cast<QScrollArea*>(pane)) pane = area->widget();  // the attention dock scrolls
+        if (dock->isVisible() && pane) list << pane;
+    }
     return list;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/generate/model_runner.h"
 #include "app/worker/engine_worker.h"
 
+#include <algorithm>
 
 #include "app/batch/batch_runner.h"
 #include "app/batch/records.h"
@@ -382,6 +383,19 @@ void EngineWorker::run_batch(quint64 ticket, const BatchRequest& request) {
         for (const BatchFailure& f : report.failures) out.failures.push_back({f.path, f.reason});
         for (const BatchFailure& f : report.failed_before) out.failed_before.push_back({f.path, f.reason});
         out.retried = report.retried;
+        if (opts.classifier) {
+            // The job's documents that carry labels from this classifier (made now or before).
+            const QString classifier = QString::fromStdString(opts.classifier->model().name());
+            out.classified = 0;
+            for (const BatchItem& item : library().batch_items(report.job_id)) {
+                const std::optional<SummaryRecord> s = item.summary_id ? library().summary(item.summary_id) : std::nullopt;
+                if (!s) continue;
+                const QVector<ClassificationRecord> labels = library().classifications_for(s->document_id);
+                if (std::any_of(labels.begin(), labels.end(),
+                                [&](const ClassificationRecord& c) { return c.model_name == classifier; }))
+                    ++out.classified;
+            }
+        }
         emit batch_finished(out);
     });
 }

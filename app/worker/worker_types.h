@@ -110,6 +110,7 @@ struct BatchOutcome {
     QVector<BatchFileFailure> failures;       // this run's
     QVector<BatchFileFailure> failed_before;  // an earlier run's, not retried: still failed
     int retried = 0;                          // earlier failures this run tried again
+    int classified = -1;                      // files of the job carrying the classifier's labels; -1: not classifying
 };
 
 void register_worker_types();

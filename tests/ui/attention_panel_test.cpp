@@ -6,6 +6,8 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -422,39 +424,167 @@ TEST_F(AttentionPanelOnDocumentTest, HoverNamesTheWordsOfTheDocument) {
     EXPECT_TRUE(tip.contains(QString::number(c.cells[size_t(q) * size_t(c.grid) + size_t(k)], 'f', 4))) << tip.toStdString();
 }
 
-TEST(AttentionDock, FloatsInsteadOfSqueezingA1024PixelWindow) {
+// Issue 42, item 7: the panel never lies over the summary (floated over a 1024 px window it
+// did). It docks in space of its own beside the panes at 1024x700 and at 1600x1000, the
+// window keeps its size, and the document and summary stay usable beside it.
+QRect global_rect(const QWidget* w) { return QRect(w->mapToGlobal(QPoint(0, 0)), w->size()); }
+
+std::string describe(const QRect& r) {
+    return std::to_string(r.x()) + "," + std::to_string(r.y()) + " " + std::to_string(r.width()) + "x" +
+           std::to_string(r.height());
+}
+
+void expect_beside_the_summary(ui::MainWindow& window, QSize size, const QString& shot) {
+    QApplication::processEvents();
+    QDockWidget* dock = window.attention_dock();
+    ASSERT_TRUE(dock->isVisible());
+    EXPECT_FALSE(dock->isFloating());
+    EXPECT_EQ(window.size(), size);
+    const QRect panel = global_rect(dock), summary = global_rect(window.summary_panel()),
+                document = global_rect(window.document_view());
+    EXPECT_FALSE(panel.intersects(summary)) << "panel " << describe(panel) << " over summary " << describe(summary);
+    EXPECT_FALSE(panel.intersects(document)) << "panel " << describe(panel) << " over document " << describe(document);
+    EXPECT_TRUE(window.summary_panel()->isVisible());
+    EXPECT_TRUE(global_rect(&window).contains(panel)) << "the panel is inside the window";
+    EXPECT_GE(window.summary_panel()->width(), 200);
+    EXPECT_GE(window.document_view()->width(), 200);
+    EXPECT_GE(dock->width(), ui::kAttentionDockMinWidth);  // and the panel itself has room
+    const auto* scroll = dock->findChild<QScrollArea*>();
+    ASSERT_NE(scroll, nullptr);
+    EXPECT_FALSE(scroll->horizontalScrollBar()->isVisible()) << "the panel scrolls sideways";
+    std::filesystem::create_directories("/tmp/issue42-shots-2");
+    EXPECT_TRUE(window.grab().save(shot));
+}
+
+TEST(AttentionDock, NeverLiesOverTheSummaryAt1024x700Or1600x1000) {
     if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
     use_fixture_model_settings();
     const auto dir = scratch_dir("attention-dock");
+    const auto essay = write_text_file(dir / "rivers.txt", river_paragraphs());
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+        SCOPED_TRACE(describe(QRect(QPoint(), size)));
+        ui::MainWindowOptions o;
+        o.library_path = QString::fromStdString((dir / "library.sqlite").string());
+        ui::MainWindow window(o);
+        window.resize(size);
+        window.show();
+        ASSERT_TRUE(wait_until([&] { return window.model_info().has_value() && !window.engine()->busy(); }));
+        window.open_file(QString::fromStdString(essay.string()));
+        ASSERT_TRUE(wait_until([&] { return window.current_document() != 0 && !window.engine()->busy(); }));
+        window.attention_dock()->show();
+        const QString name = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+        expect_beside_the_summary(window, size, "/tmp/issue42-shots-2/attention-panel-" + name + ".png");
+        // A floating state (one restored from an older version) docks again when shown.
+        window.attention_dock()->hide();
+        window.attention_dock()->setFloating(true);
+        window.attention_dock()->show();
+        expect_beside_the_summary(window, size, "/tmp/issue42-shots-2/attention-panel-reshown-" + name + ".png");
+    }
+}
+
+TEST(AttentionDock, StaysBesideTheSummaryWhenTheWindowIsResized) {
+    if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
+    use_fixture_model_settings();
+    const auto dir = scratch_dir("attention-dock-resize");
     ui::MainWindowOptions o;
     o.library_path = QString::fromStdString((dir / "library.sqlite").string());
     ui::MainWindow window(o);
     window.resize(1024, 700);
     window.show();
     ASSERT_TRUE(wait_until([&] { return window.model_info().has_value() && !window.engine()->busy(); }));
-    QApplication::processEvents();
-    const int library = window.library_panel()->width(), document = window.document_view()->width(),
-              summary = window.summary_panel()->width();
     window.attention_dock()->show();
-    QApplication::processEvents();
-    EXPECT_TRUE(window.attention_dock()->isFloating());
-    EXPECT_EQ(window.width(), 1024);
-    EXPECT_GE(window.library_panel()->width(), library);  // nothing gave up width to the panel
-    EXPECT_GE(window.document_view()->width(), document);
-    EXPECT_GE(window.summary_panel()->width(), summary);
-    EXPECT_GE(window.document_view()->width(), 300);
-    EXPECT_GE(window.attention_dock()->width(), 480);  // and the panel itself has room
-
-    // A wide window keeps it docked beside the panes, which still have room.
-    window.attention_dock()->hide();
-    window.attention_dock()->setFloating(false);
+    expect_beside_the_summary(window, QSize(1024, 700), "/tmp/issue42-shots-2/attention-panel-opened-narrow-1024x700.png");
     window.resize(1600, 1000);
+    QApplication::processEvents();  // the dock takes its room back after the window's layout
+    expect_beside_the_summary(window, QSize(1600, 1000), "/tmp/issue42-shots-2/attention-panel-widened-1600x1000.png");
+    EXPECT_GE(window.attention_dock()->width(), ui::kAttentionDockWidth - 20);
+    window.resize(1024, 700);
+    expect_beside_the_summary(window, QSize(1024, 700), "/tmp/issue42-shots-2/attention-panel-narrowed-1024x700.png");
+}
+
+// Issue 42, item 7: the panel says what it read. A long document is summarized section by
+// section, but the attention capture reads what the model reads in one pass: its first
+// tokens. "Across the whole document" only when that is all of it.
+TEST(AttentionPanelScope, SaysHowMuchOfTheDocumentItReads) {
+    AttentionPanel panel;
+    panel.resize(560, 900);
+    panel.show();
+    ModelInfo info;
+    info.encoder_layers = 2;
+    info.encoder_heads = 4;
+    info.attention = "lsg";
+    info.max_input_tokens = 4096;
+    panel.set_model_info(info);
+    panel.set_document(7, 4096, true, 20480);
+    EXPECT_EQ(panel.reading_scope(), "across the first 4,096 of 20,480 tokens");
+    EXPECT_TRUE(panel.pattern_view()->reach_caption().endsWith("reads, across the first 4,096 of 20,480 tokens:"))
+        << panel.pattern_view()->reach_caption().toStdString();
+    EXPECT_TRUE(panel.legend()->text().contains("Top: the first 4,096 of 20,480 tokens")) << panel.legend()->text().toStdString();
+    EXPECT_FALSE(panel.legend()->text().contains("whole document")) << panel.legend()->text().toStdString();
+    EXPECT_FALSE(panel.pattern_view()->reach_caption().contains("whole document"));
+    std::filesystem::create_directories("/tmp/issue42-shots-2");
     QApplication::processEvents();
+    EXPECT_TRUE(panel.grab().save("/tmp/issue42-shots-2/attention-panel-reads-a-fifth.png"));
+
+    // What a capture of that document reports says the same.
+    panel.tabs()->setCurrentIndex(1);
+    AttentionCaptureResult c;
+    c.document_id = 7;
+    c.num_global = 1;
+    c.rows = 4097;
+    c.tokens_read = 4096;
+    c.grid = 64;
+    c.attention = "lsg";
+    c.sparse_path = true;
+    c.sparsity_type = "norm";
+    c.cells.assign(size_t(c.grid) * size_t(c.grid), 0.1f);
+    c.max_weight = 0.1f;
+    panel.show_capture(c);
+    EXPECT_EQ(panel.reading_scope(), "across the first 4,096 of 20,480 tokens");
+    const QLabel* info_line = nullptr;
+    for (QLabel* l : panel.findChildren<QLabel*>())
+        if (l->text().contains("largest weight")) info_line = l;
+    ASSERT_NE(info_line, nullptr);
+    EXPECT_TRUE(info_line->text().contains("the first 4,096 of 20,480 tokens read")) << info_line->text().toStdString();
+    QApplication::processEvents();
+    EXPECT_TRUE(panel.grab().save("/tmp/issue42-shots-2/attention-panel-weights-reads-a-fifth.png"));
+
+    // A document the model reads whole.
+    panel.tabs()->setCurrentIndex(0);
+    panel.set_document(8, 3000, true, 3000);
+    EXPECT_EQ(panel.reading_scope(), "across the whole document");
+    EXPECT_TRUE(panel.pattern_view()->reach_caption().endsWith("reads, across the whole document:"))
+        << panel.pattern_view()->reach_caption().toStdString();
+    EXPECT_TRUE(panel.legend()->text().contains("Top: the whole document")) << panel.legend()->text().toStdString();
+    QApplication::processEvents();
+    EXPECT_TRUE(panel.grab().save("/tmp/issue42-shots-2/attention-panel-reads-all.png"));
+}
+
+// The window tells the panel how long the document is and how much of it one pass reads,
+// from the document's summary: a long document summarized in sections read it all, the
+// capture reads the model's length.
+TEST(AttentionPanelScope, TheWindowSaysTheFirstTokensOfALongDocument) {
+    if (!fixture_model_available()) GTEST_SKIP() << "fixture test model not found";
+    use_fixture_model_settings();
+    const auto dir = scratch_dir("attention-scope-window");
+    std::string long_text;
+    while (long_text.size() < 60000) long_text += river_paragraphs();
+    const auto book = write_text_file(dir / "long-rivers.txt", long_text);
+    ui::MainWindowOptions o;
+    o.library_path = QString::fromStdString((dir / "library.sqlite").string());
+    ui::MainWindow window(o);
+    window.resize(1600, 1000);
+    window.show();
+    ASSERT_TRUE(wait_until([&] { return window.model_info().has_value() && !window.engine()->busy(); }));
+    ASSERT_GT(window.model_info()->max_input_tokens, 0);
+    window.open_file(QString::fromStdString(book.string()));
+    ASSERT_TRUE(wait_until([&] { return window.current_document() != 0 && !window.engine()->busy(); }));
     window.attention_dock()->show();
     QApplication::processEvents();
-    EXPECT_FALSE(window.attention_dock()->isFloating());
-    EXPECT_GE(window.document_view()->width(), 300);
-    EXPECT_GE(window.summary_panel()->width(), 250);
+    // Before any summary: an estimate from the text's length, longer than the model reads.
+    const QString scope = window.attention_panel()->reading_scope();
+    EXPECT_TRUE(scope.startsWith("across the first ")) << scope.toStdString();
+    EXPECT_FALSE(scope.contains("whole document")) << scope.toStdString();
 }
 
 }  // namespace

@@ -5,7 +5,10 @@
 // earlier failures with their reasons; the dialog names the model it will use.
 #include <limits>
 
+#include <QElapsedTimer>
 #include <QLabel>
+#include <QMessageBox>
+#include <QTimer>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QSignalSpy>
@@ -13,6 +16,8 @@
 
 #include "app/batch/batch_counts.h"
 #include "app/library/library.h"
+#include "app/models/model_store.h"
+#include "app/paths.h"
 #include "app/worker/engine_worker.h"
 #include "app/worker/model_cache.h"
 #include "tests/ui/ui_test_support.h"
@@ -275,6 +280,72 @@ TEST_F(BatchDialogTest, EscYesStopsTheBatchAndClosesTheDialog) {
     gate->release();
     ASSERT_TRUE(wait_until([&] { return finished.count() == 1; }));
     EXPECT_TRUE(finished.first().first().value<BatchOutcome>().cancelled);
+}
+
+// Issue 42, item 9: the stop question does not outlive the batch it asks about. Asked while
+// the batch runs, it closes when the batch finishes behind it, and the dialog stays open on
+// its report (there is nothing left to stop).
+TEST_F(BatchDialogTest, TheStopQuestionClosesWhenTheBatchFinishesBehindIt) {
+    auto dialog = make_dialog();
+    QSignalSpy finished(dialog.get(), &ui::BatchDialog::finished_batch);
+    const std::unique_ptr<WorkerGate> gate = start_held(*dialog);
+    ASSERT_TRUE(dialog->running());
+    bool asked = false, forced = false;
+    auto* poll = new QTimer(dialog.get());
+    poll->setInterval(20);
+    QElapsedTimer clock;
+    clock.start();
+    QObject::connect(poll, &QTimer::timeout, poll, [&] {
+        QMessageBox* box = dialog->stop_question();
+        if (box && box->isVisible() && !asked) {
+            asked = true;
+            std::filesystem::create_directories("/tmp/issue42-shots-2");
+            box->grab().save(QStringLiteral("/tmp/issue42-shots-2/batch-stop-question.png"));
+            gate->release();  // the batch goes on to its end while the question is up
+        }
+        if (box && clock.elapsed() > 90000) {  // never closed: end the test instead of hanging
+            forced = true;
+            box->done(QMessageBox::No);
+        }
+    });
+    poll->start();
+    QTest::keyClick(dialog.get(), Qt::Key_Escape);  // returns when the question is gone
+    poll->stop();
+    EXPECT_TRUE(asked);
+    EXPECT_FALSE(forced) << "the question stayed up after the batch finished";
+    EXPECT_EQ(finished.count(), 1);
+    EXPECT_EQ(dialog->stop_question(), nullptr);
+    EXPECT_TRUE(dialog->isVisible()) << "the report stays to be read";
+    EXPECT_FALSE(dialog->running());
+    EXPECT_TRUE(dialog->report()->text().startsWith("Finished")) << dialog->report()->text().toStdString();
+    dialog->grab().save(QStringLiteral("/tmp/issue42-shots-2/batch-finished-after-question.png"));
+}
+
+// Issue 42, item 9: the default model is called "(default)", as the status bar calls it, not
+// by the folder it was found in.
+TEST_F(BatchDialogTest, NamesTheDefaultModelAsTheDefault) {
+    start_as_new_user();
+    const std::filesystem::path installed = user_models_dir() / "tiny-sum";
+    std::filesystem::create_directories(installed);
+    std::filesystem::copy(fixtures_dir() / "models" / "bart-tiny-realvocab", installed,
+                          std::filesystem::copy_options::recursive | std::filesystem::copy_options::overwrite_existing);
+    for (const char* f : {"tokenizer.json", "vocab.json", "merges.txt"})
+        std::filesystem::copy_file(fixtures_dir() / "tokenizer" / "bart" / f, installed / f,
+                                   std::filesystem::copy_options::overwrite_existing);
+    models::set_default_model("tiny-sum");
+    EngineSettings s;  // no folder of its own: the default model
+    s.device = "cpu";
+    ui::BatchDialog dialog(library_path_, std::make_shared<ModelCache>(), s);
+    dialog.show();
+    const QString line = dialog.settings_line()->text();
+    EXPECT_TRUE(line.startsWith("Model: tiny-sum (default)")) << line.toStdString();
+    EXPECT_FALSE(line.contains("user model folder")) << line.toStdString();
+    std::filesystem::create_directories("/tmp/issue42-shots-2");
+    dialog.grab().save(QStringLiteral("/tmp/issue42-shots-2/batch-default-model-line.png"));
+    // A folder chosen in Settings that is not the default keeps saying where it came from.
+    dialog.set_settings(fixture_model_settings());
+    EXPECT_FALSE(dialog.settings_line()->text().contains("(default)")) << dialog.settings_line()->text().toStdString();
+    start_as_new_user();
 }
 
 TEST_F(BatchDialogTest, MissingFolderIsRefusedWithoutStarting) {

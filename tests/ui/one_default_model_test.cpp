@@ -16,7 +16,9 @@
 
 #include "app/models/model_store.h"
 #include "app/worker/engine_thread.h"
+#include "app/library/library.h"
 #include "tests/support/fake_hub.h"
+#include "tests/support/test_models.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/default_model_box.h"
 #include "ui/main_window.h"
@@ -154,6 +156,63 @@ TEST_F(OneDefaultModel, TheWindowUsesAndNamesTheDefault) {
     ASSERT_FALSE(window.model_info()->extractive);
     EXPECT_EQ(fs::path(window.model_info()->path.toStdString()).filename(), "first-tiny");
     EXPECT_TRUE(window.model_label()->text().contains("<b>first-tiny</b> (default)")) << window.model_label()->text().toStdString();
+}
+
+// Issue 42, item 1: a fresh home with only a classifier installed. The classifier is never
+// taken for the default model: the status bar does not name it, Settings says no model for
+// summaries is installed, and Summarize gives an extractive summary.
+TEST_F(OneDefaultModel, AClassifierAloneIsNotTheDefaultModel) {
+    const fs::path made = make_classifier("issue42-topics", {{"0", "rivers"}, {"1", "cooking"}, {"2", "finance"}},
+                                          "single_label_classification");
+    const fs::path installed = user_models_dir() / "topic-classifier";
+    fs::create_directories(installed);
+    fs::copy(made, installed, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+    bool listed = false;  // installed, and known for what it is
+    for (const models::ModelInfo& m : models::all_models())
+        if (m.name == "topic-classifier") {
+            listed = true;
+            EXPECT_NE(m.task, "summarization");
+        }
+    ASSERT_TRUE(listed);
+    ASSERT_TRUE(models::default_model_name().isEmpty());
+    ASSERT_TRUE(user_default_model().empty()) << "the classifier became the fallback default model";
+
+    ui::MainWindowOptions o;
+    const fs::path dir = scratch_dir("one-default-classifier-only");
+    o.library_path = QString::fromStdString((dir / "library.sqlite").string());
+    ui::MainWindow window(o);
+    window.resize(1024, 700);
+    window.show();
+    ASSERT_TRUE(wait_until([&] { return window.model_info().has_value() && !window.engine()->busy(); }));
+    EXPECT_TRUE(window.model_info()->extractive);
+    const QString label = window.model_label()->text();
+    EXPECT_FALSE(label.contains("topic-classifier")) << label.toStdString();
+    EXPECT_FALSE(label.contains("(default)")) << label.toStdString();
+    EXPECT_TRUE(label.contains("extractive")) << label.toStdString();
+
+    {
+        ui::SettingsDialog settings(EngineSettings{}, nullptr);
+        settings.show();
+        ui::DefaultModelBox* box = settings.default_model_box();
+        ASSERT_EQ(box->combo()->count(), 1);
+        EXPECT_TRUE(box->chosen().isEmpty());
+        EXPECT_TRUE(box->combo()->currentText().startsWith("none installed for summaries"))
+            << box->combo()->currentText().toStdString();
+        fs::create_directories("/tmp/issue42-shots-2");
+        settings.grab().save(QStringLiteral("/tmp/issue42-shots-2/classifier-only-settings.png"));
+    }
+
+    const fs::path essay = write_text_file(dir / "rivers.txt", river_paragraphs());
+    window.open_file(QString::fromStdString(essay.string()));
+    ASSERT_TRUE(wait_until([&] { return window.current_document() != 0 && !window.engine()->busy(); }));
+    const qint64 doc = window.current_document();
+    window.summarize_current();
+    ASSERT_TRUE(wait_until([&] { return window.library().summaries_for(doc).size() == 1 && !window.engine()->busy(); }));
+    const SummaryRecord s = window.library().summaries_for(doc).first();
+    EXPECT_EQ(s.method, "extractive");
+    EXPECT_NE(s.model_name, "topic-classifier");
+    EXPECT_FALSE(window.model_label()->text().contains("topic-classifier")) << window.model_label()->text().toStdString();
+    window.grab().save(QStringLiteral("/tmp/issue42-shots-2/classifier-only-window-1024x700.png"));
 }
 
 }  // namespace
