@@ -236,9 +236,16 @@ void MainWindow::build_actions_and_menus() {
 }
 
 void MainWindow::show_error(const QString& title, const QString& message) {
-    show_status(message, 15000);
+    // Engine errors are written to follow "precis: FILE: " on the command line, in lowercase;
+    // shown on their own here they start a sentence ("the document has no text..."), unless
+    // they start with a name ("charlie.txt: ...", "bart-large: ..."), which keeps its case.
+    QString sentence = message;
+    const QString first_word = sentence.section(u' ', 0, 0);
+    if (!first_word.isEmpty() && std::all_of(first_word.begin(), first_word.end(), [](QChar c) { return c.isLetter(); }))
+        sentence[0] = sentence[0].toUpper();
+    show_status(sentence, 15000);
     // Not exec(): the window keeps running (and tests keep going) while the message shows.
-    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    auto* box = new QMessageBox(QMessageBox::Warning, title, sentence, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }

@@ -30,6 +30,36 @@ bool looks_like_title_list(QStringView text, int words) {
     return tokens > 0 && capitalized * 5 >= tokens * 3;  // at least 60 %
 }
 
+// Title case: every word of four letters or more opens with a capital, and there are at least
+// two ('From "The New Decameron"--Volume III.', "Facing Death: A Tale of the Coal-mines.").
+bool in_title_case(QStringView text) {
+    int long_words = 0;
+    for (qsizetype i = 0; i < text.size();) {
+        while (i < text.size() && !text[i].isLetter()) ++i;
+        const qsizetype b = i;
+        // Apostrophes and single hyphens stay inside a word: "Freedom's", "Coal-mines".
+        while (i < text.size() && (text[i].isLetter() || ((text[i] == u'\'' || text[i] == u'\u2019' || text[i] == u'-') &&
+                                                          i + 1 < text.size() && text[i + 1].isLetter())))
+            ++i;
+        if (i - b < 4) continue;
+        if (!text[b].isUpper()) return false;
+        ++long_words;
+    }
+    return long_words >= 2;
+}
+
+// Front matter: before the body begins, a one-sentence line of up to 16 words in title case
+// is part of the title page even with a full stop ('From "The New Decameron"--Volume III.'),
+// or of its list of the author's other books ("By Pike and Dyke: A Tale of the Rise of the
+// Dutch Republic.").
+constexpr int kMaxFrontMatterWords = 16;
+
+// The body begins at the first paragraph that is not a heading and reads as prose: not in
+// title case, and more than one sentence or more than 12 words.
+bool opens_body(QStringView paragraph, size_t sentences, int words) {
+    return (sentences > 1 || words > 12) && !in_title_case(paragraph);
+}
+
 }  // namespace
 
 bool looks_like_heading(QStringView text, int words) {
@@ -92,6 +122,7 @@ std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const 
     mark_editorial_notes(segmented, heading);
     for (size_t i = 0; i < sentences.size(); ++i)
         if (sentences[i].table_row) heading[i] = true;
+    bool in_body = false;
     for (size_t first = 0; first < sentences.size();) {
         size_t last = first;  // the paragraph's sentences: [first, last]
         int paragraph_words = words[first];
@@ -99,8 +130,12 @@ std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const 
             paragraph_words += words[++last];
         const QString paragraph = segmented.prepared.mid(sentences[first].begin, sentences[last].end - sentences[first].begin)
                                       .simplified();
-        if (looks_like_heading(paragraph, paragraph_words))
+        const bool front_matter = !in_body && first == last && paragraph_words <= kMaxFrontMatterWords &&
+                                  in_title_case(paragraph);
+        if (front_matter || looks_like_heading(paragraph, paragraph_words))
             for (size_t i = first; i <= last; ++i) heading[i] = true;
+        else if (opens_body(paragraph, last - first + 1, paragraph_words))
+            in_body = true;
         first = last + 1;
     }
     return heading;

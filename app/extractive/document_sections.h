@@ -25,7 +25,10 @@ bool looks_like_heading(QStringView paragraph, int words);
 
 // heading[i] for every sentence: the sentences of paragraphs that look like headings, and
 // of editor's notes that open with '[' and close with ']' a few paragraphs later, and those
-// in rows of tables and contents pages.
+// in rows of tables and contents pages; and, before the body begins (the first paragraph of
+// prose: not in title case, two sentences or more than 12 words), a title page's one-sentence
+// lines of up to 16 words in title case even when they end with a full stop ('From "The New
+// Decameron"--Volume III.', a list of the author's other books).
 // `words[i]` is sentence i's word count.
 std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const std::vector<int>& words);
 

@@ -100,9 +100,34 @@ std::vector<size_t> select_sentences(const std::vector<Candidate>& candidates, c
     return chosen;
 }
 
+// Talk rather than telling: a sentence that opens with a quotation mark, ends with '?' (before
+// any closing quotation mark: 'Must you go?"'), or opens with an interjection or a reply ("Oh
+// but--said the soldier--the train-men--!", "No.", "Yes, there must be war--with France.").
+// A '!' alone does not make talk: news leads end with one ("...new programs to stream!").
 bool is_dialogue(const QString& sentence) {
     static const QString quotes = QStringLiteral("\"'\u201C\u2018\u00AB\u300C\u300E");
-    return (!sentence.isEmpty() && quotes.contains(sentence.front())) || sentence.endsWith(u'?');
+    static const QString closing = QStringLiteral("\"'\u201D\u2019\u00BB\u300D\u300F)]");
+    static const QSet<QString> interjections = {
+        QStringLiteral("oh"), QStringLiteral("ah"), QStringLiteral("alas"), QStringLiteral("eh"), QStringLiteral("ha"),
+    };
+    static const QSet<QString> replies = {
+        QStringLiteral("yes"), QStringLiteral("no"),   QStringLiteral("well"), QStringLiteral("ay"),
+        QStringLiteral("aye"), QStringLiteral("nay"),  QStringLiteral("why"),  QStringLiteral("yeah"),
+        QStringLiteral("nope"), QStringLiteral("o"),
+    };
+    if (sentence.isEmpty()) return false;
+    if (quotes.contains(sentence.front())) return true;
+    qsizetype e = sentence.size();
+    while (e > 0 && closing.contains(sentence[e - 1])) --e;
+    if (e > 0 && sentence[e - 1] == u'?') return true;
+    qsizetype w = 0;
+    while (w < sentence.size() && sentence[w].isLetter()) ++w;
+    if (w == 0 || w >= sentence.size()) return false;
+    const QString first = sentence.left(w).toLower();
+    // "Oh but--said the soldier--the train-men--!": an interjection opens talk whatever follows...
+    if (interjections.contains(first)) return true;
+    // ...a reply only before punctuation: "No one was hurt" is not a reply.
+    return QStringLiteral(".,!-;:").contains(sentence[w]) && replies.contains(first);
 }
 
 // A sentence is prose when at least half its words are words of letters: not a row of a
@@ -132,7 +157,9 @@ bool leans_on_previous(const QString& sentence) {
         QStringLiteral("nevertheless"), QStringLiteral("nonetheless"), QStringLiteral("still"),  QStringLiteral("then"),
         QStringLiteral("instead"),   QStringLiteral("otherwise"),   QStringLiteral("meanwhile"), QStringLiteral("indeed"),
         QStringLiteral("likewise"),  QStringLiteral("similarly"),   QStringLiteral("consequently"), QStringLiteral("accordingly"),
-        QStringLiteral("here"),      QStringLiteral("additionally"),
+        QStringLiteral("here"),      QStringLiteral("additionally"), QStringLiteral("second"),  QStringLiteral("secondly"),
+        QStringLiteral("third"),     QStringLiteral("thirdly"),     QStringLiteral("fourth"),    QStringLiteral("fifth"),
+        QStringLiteral("finally"),   QStringLiteral("lastly"),
     };
     qsizetype b = 0;
     while (b < sentence.size() && !sentence[b].isLetter()) ++b;
@@ -189,10 +216,11 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
 
     const std::vector<bool> heading = heading_sentences(segmented, terms.words);
     std::vector<QString> sentence_texts(n);
-    int document_words = 0;
+    int document_words = 0, counted_document_words = 0;
     for (size_t i = 0; i < n; ++i) {
         sentence_texts[i] = text::sentence_text(segmented, sentences[i]);
         document_words += terms.words[i];
+        counted_document_words += terms.counted_words[i];
     }
     const std::vector<Section> sections = document_sections(segmented, heading);
     const bool spread = sections.size() > 1 && n >= options.spread_min_sentences;
@@ -220,7 +248,23 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
         std::sort(t.begin(), t.end());
         return int(std::unique(t.begin(), t.end()) - t.begin());
     };
-    auto candidates_with = [&](int min_words, int max_words, int min_terms) {
+    // Dialogue, and the rest of a reply after its first word ("No. Perhaps in an hour there
+    // would be milk.": the sentence after a short line of talk in the same paragraph).
+    std::vector<bool> dialogue(n, false);
+    for (size_t i = 0; i < n; ++i)
+        dialogue[i] = is_dialogue(sentence_texts[i]) ||
+                      (i > 0 && dialogue[i - 1] && sentences[i - 1].paragraph == sentences[i].paragraph &&
+                       terms.words[i - 1] < options.min_sentence_words);
+    // A short sentence that takes up a word of the one before ("A forest on deep soil can
+    // swallow a summer storm almost entirely. A car park swallows nothing.") answers it.
+    auto echoes_previous = [&](size_t i) {
+        if (i == 0 || terms.words[i] >= options.short_sentence_words || sentences[i - 1].paragraph != sentences[i].paragraph)
+            return false;
+        const std::vector<int>& before = terms.terms[i - 1];
+        return std::any_of(terms.terms[i].begin(), terms.terms[i].end(),
+                           [&](int t) { return std::find(before.begin(), before.end(), t) != before.end(); });
+    };
+    auto candidates_with = [&](int min_words, int max_words, int min_terms, int min_dialogue_words) {
         std::vector<Candidate> out;
         int position = 0;
         size_t section = 0;
@@ -233,13 +277,16 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
             const int pos = position++;
             if (terms.words[i] < min_words || terms.words[i] > max_words || distinct_terms(i) < min_terms) continue;
             if (min_terms > 0 && !is_prose(sentence_texts[i])) continue;
-            const double prior = std::exp(-double(pos) / std::max(1e-6, options.position_decay));
+            // Talk is no summary's opening: dialogue gets no weight for its position, and a
+            // short line of it ("Come to tea one day--yes, do!") is a fragment.
+            if (dialogue[i] && terms.words[i] < min_dialogue_words) continue;
+            const double prior = dialogue[i] ? 0.0 : std::exp(-double(pos) / std::max(1e-6, options.position_decay));
             double score =
                 (1.0 - options.position_weight) * centrality[i] / max_centrality + options.position_weight * prior;
-            if (is_dialogue(sentence_texts[i])) score *= options.dialogue_factor;
+            if (dialogue[i]) score *= options.dialogue_factor;
             Candidate c{i, score, section_of[i]};
             c.alone = score;
-            if (leans_on_previous(sentence_texts[i])) {
+            if (leans_on_previous(sentence_texts[i]) || echoes_previous(i)) {
                 c.alone = score * options.dependent_factor;
                 // The antecedent is the sentence before, unless a heading or another section
                 // stands between: then there is nothing to bring and the penalty stays.
@@ -252,9 +299,9 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
         }
         return out;
     };
-    std::vector<Candidate> candidates =
-        candidates_with(options.min_sentence_words, options.max_sentence_words, options.min_content_terms);
-    if (candidates.empty()) candidates = candidates_with(1, std::numeric_limits<int>::max(), 0);
+    std::vector<Candidate> candidates = candidates_with(options.min_sentence_words, options.max_sentence_words,
+                                                        options.min_content_terms, options.min_dialogue_words);
+    if (candidates.empty()) candidates = candidates_with(1, std::numeric_limits<int>::max(), 0, 0);
     if (candidates.empty())  // only headings: a document of titles
         for (size_t i = 0; i < n; ++i) candidates.push_back({i, centrality[i] / max_centrality, section_of[i]});
 
@@ -281,7 +328,7 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
 
     ExtractiveSummary out;
     out.document_sentences = int(n);
-    out.document_words = document_words;
+    out.document_words = counted_document_words;
     out.sections = int(sections.size());
     out.budget_words = budget_words;
     QStringList lines;
@@ -291,7 +338,7 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
         e.end = sentences[i].end;
         e.index = int(i);
         e.section = int(section_of[i]);
-        e.words = terms.words[i];
+        e.words = terms.counted_words[i];
         e.score = score_of[i];
         e.text = sentence_texts[i];
         out.summary_words += e.words;

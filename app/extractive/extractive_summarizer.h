@@ -15,10 +15,12 @@
 //     of the budget in proportion to its length, so a book's summary spans the book.
 //  5. Sentences that cannot stand alone: headings, title pages and tables of contents
 //     (document_sections.h) are never chosen; nor are sentences with fewer than
-//     `min_content_terms` content words ("It is very necessary to do so."). One that opens
-//     by pointing back ("It", "These", "However", ...) is chosen only together with the
-//     sentence before it, and then at `dependent_factor` of its score, unless that sentence
-//     is already in the summary.
+//     `min_content_terms` content words ("It is very necessary to do so."), nor lines of
+//     dialogue shorter than `min_dialogue_words` ("Come to tea one day--yes, do!"); dialogue
+//     gets no position weight. One that opens by pointing back ("It", "These", "However",
+//     "Second", ...), or a short one that takes up a word of the sentence before it ("A car
+//     park swallows nothing."), is chosen only together with the sentence before it, and
+//     then at `dependent_factor` of its score, unless that sentence is already in the summary.
 #include <QString>
 
 #include <functional>
@@ -46,7 +48,9 @@ struct ExtractiveOptions {
     double position_decay = 8.0;   // sentences
     double redundancy = 0.5;
     // Score multiplier for dialogue and questions (a sentence opening with a quotation mark,
-    // or ending with '?'): a novel's summary should tell its story, not quote its talk.
+    // an interjection ("Oh but--said the soldier--") or a reply ("No.", "Yes, ..."), the rest
+    // of a paragraph after such a short reply, or ending with '?'): a novel's summary should
+    // tell its story, not quote its talk. Dialogue gets no position weight either.
     double dialogue_factor = 0.6;
     // Score multiplier for a sentence that opens by pointing back ("It", "This", "However",
     // ...) while the sentence before it is not in the summary: it then brings that sentence
@@ -55,6 +59,10 @@ struct ExtractiveOptions {
     int min_sentence_words = 5;    // shorter sentences (captions, fragments) are never chosen...
     int max_sentence_words = 70;   // ...nor run-ons, unless nothing else is left...
     int min_content_terms = 3;     // ...nor sentences with fewer distinct content words ("It is very necessary to do so.")
+    int min_dialogue_words = 8;    // ...nor shorter dialogue ("Come to tea one day--yes, do!")
+    // A sentence shorter than this that takes up a content word of the sentence before it in
+    // the same paragraph ("A car park swallows nothing.") leans on that sentence, as below.
+    int short_sentence_words = 7;
     size_t spread_min_sentences = 150;  // documents at least this long spread over their sections
     std::function<bool()> should_abort;  // polled between stages; true ends the run with precis::Cancelled
 };
@@ -68,6 +76,10 @@ struct ExtractedSentence {
     QString text;            // as a reader sees it (line wraps joined)
 };
 
+// Words are reported as a reader counts them (text::count_words: "flood-plain" is one word),
+// as the document's header does. Budgets and the rules above count ICU words ("flood-plain"
+// is two), which they were tuned with; those are never fewer, so a summary within a budget
+// of N words has at most N words by either count.
 struct ExtractiveSummary {
     QString text;                              // the chosen sentences, one per line
     std::vector<ExtractedSentence> sentences;  // in document order

@@ -406,12 +406,20 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
     }
     md += QStringLiteral("- Created: %1\n").arg(time_to_text(s->created_at));
     if (!passage_texts.isEmpty()) {
-        md += QStringLiteral("\n## Source passages\n\nWhere the summary drew most of its attention, in document order.\n\n");
+        // An extractive summary has no attention: its passages are the sentences it chose, with
+        // no share to show (as the summary panel lists them), only their page.
+        const bool extractive = s->method == QLatin1String("extractive");
+        md += extractive ? QStringLiteral("\n## Source passages\n\nThe document's own sentences that the summary chose, "
+                                          "in document order.\n\n")
+                         : QStringLiteral("\n## Source passages\n\nWhere the summary drew most of its attention, in "
+                                          "document order.\n\n");
         for (int i = 0; i < passage_texts.size(); ++i) {
             const SourcePassage& p = (*s->passages)[i];
-            QString where = QStringLiteral("%1%").arg(100.0 * p.weight, 0, 'f', 1);
-            if (p.page >= 0) where = QStringLiteral("p. %1, %2").arg(p.page + 1).arg(where);
-            md += QStringLiteral("> %1 (%2)\n\n").arg(passage_texts[i], where);
+            QStringList where;
+            if (p.page >= 0) where << QStringLiteral("p. %1").arg(p.page + 1);
+            if (!extractive) where << QStringLiteral("%1%").arg(100.0 * p.weight, 0, 'f', 1);
+            md += where.isEmpty() ? QStringLiteral("> %1\n\n").arg(passage_texts[i])
+                                  : QStringLiteral("> %1 (%2)\n\n").arg(passage_texts[i], where.join(QStringLiteral(", ")));
         }
     }
     return md;

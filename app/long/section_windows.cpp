@@ -85,6 +85,9 @@ private:
     const std::function<bool()>& abort_;
 };
 
+// An open window smaller than this share of a window is a scrap (see plan_section_windows).
+constexpr int kScrapShare = 8;
+
 struct Span {
     size_t first = 0, last = 0;  // pieces [first, last)
     int tokens = 0;
@@ -187,7 +190,10 @@ std::vector<SectionWindow> plan_section_windows(const WindowPlanInput& doc, int 
             open_tokens += total;
             continue;
         }
-        close(first, s - 1);
+        // A scrap left open before a section too long for a window (a title page before the
+        // first chapter) goes into that section's first part instead of a window of its own.
+        const bool carry = open && total > max_tokens && open_tokens < max_tokens / kScrapShare;
+        if (!carry) close(first, s - 1);
         if (total <= max_tokens) {
             open = true;
             open_first = first;
@@ -195,9 +201,12 @@ std::vector<SectionWindow> plan_section_windows(const WindowPlanInput& doc, int 
             open_tokens = total;
             continue;
         }
-        const std::vector<Span> parts = split_evenly(pieces, first, last, total, max_tokens);
+        const size_t from = carry ? open_first : first;
+        const std::vector<Span> parts = split_evenly(pieces, from, last, total + (carry ? open_tokens : 0), max_tokens);
         for (size_t k = 0; k < parts.size(); ++k)
-            add_window(parts[k].first, parts[k].last, parts[k].tokens, window_title(sections, s, s, int(k + 1), int(parts.size())));
+            add_window(parts[k].first, parts[k].last, parts[k].tokens,
+                       window_title(sections, carry && k == 0 ? open_section : s, s, int(k + 1), int(parts.size())));
+        open = false;
     }
     close(pieces.size(), sections.size() - 1);
     windows.front().start = 0;  // text before the first sentence (leading whitespace) too

@@ -76,6 +76,17 @@ std::string fold(const QString& text, int begin, int end, bool* ascii_letters) {
     return out;
 }
 
+// Whether the word starting at `begin` goes on from the one that ended at `previous_end`, as a
+// reader counts words: only punctuation of Latin script between them, no space ("flood-plain",
+// "and/or", 'Decameron"--Volume' are one word each). CJK words that follow each other without
+// anything between, or after an ideographic comma, stay words of their own.
+bool continues_word(const QString& text, int previous_end, int begin) {
+    if (previous_end < 0 || begin <= previous_end) return false;
+    for (int i = previous_end; i < begin; ++i)
+        if (text[i].isSpace() || text[i].unicode() >= 0x2E80) return false;
+    return true;
+}
+
 }  // namespace
 
 SentenceTerms sentence_terms(const SegmentedText& segmented) {
@@ -83,12 +94,19 @@ SentenceTerms sentence_terms(const SegmentedText& segmented) {
     const auto& sentences = segmented.sentences;
     out.terms.resize(sentences.size());
     out.words.assign(sentences.size(), 0);
+    out.counted_words.assign(sentences.size(), 0);
     std::unordered_map<std::string, int> ids;
     size_t k = 0;
+    int previous_end = -1;  // of the last word, in the current sentence
     for_each_word(segmented.prepared, [&](int begin, int end) {
-        while (k < sentences.size() && sentences[k].end <= begin) ++k;
+        while (k < sentences.size() && sentences[k].end <= begin) {
+            ++k;
+            previous_end = -1;
+        }
         if (k == sentences.size() || begin < sentences[k].begin) return;  // between sentences
         ++out.words[k];
+        if (!continues_word(segmented.prepared, previous_end, begin)) ++out.counted_words[k];
+        previous_end = end;
         bool ascii_letters = false;
         std::string term = fold(segmented.prepared, begin, end, &ascii_letters);
         if (term.empty() || is_stop_word(term)) return;
@@ -101,8 +119,11 @@ SentenceTerms sentence_terms(const SegmentedText& segmented) {
 }
 
 int count_words(const QString& text) {
-    int n = 0;
-    for_each_word(text, [&](int, int) { ++n; });
+    int n = 0, previous_end = -1;
+    for_each_word(text, [&](int begin, int end) {
+        if (!continues_word(text, previous_end, begin)) ++n;
+        previous_end = end;
+    });
     return n;
 }
 

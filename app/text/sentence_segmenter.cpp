@@ -100,11 +100,15 @@ void check(UErrorCode status, const char* what) {
 constexpr const char* kAbbreviations[] = {
     "Dr.",   "Drs.",  "Prof.", "Gen.",  "Gov.",  "Sen.",   "Rep.",  "Rev.",   "St.",   "Sgt.",  "Lt.",   "Col.",
     "Capt.", "Cmdr.", "Adm.",  "Maj.",  "Hon.",  "Pres.",  "Supt.", "Jr.",    "Sr.",   "Messrs.", "Msgr.", "Fr.",
-    "Mt.",   "Ft.",   "Ave.",  "Blvd.", "Rd.",   "Inc.",   "Corp.", "Co.",    "Ltd.",  "Bros.", "No.",   "Nos.",
+    "Mt.",   "Ft.",   "Ave.",  "Blvd.", "Rd.",   "Inc.",   "Corp.", "Co.",    "Ltd.",  "Bros.",
     "Vol.",  "Vols.", "pp.",   "Fig.",  "Figs.", "Eq.",    "Eqs.",  "Ch.",    "Sec.",  "Art.",  "cf.",   "vs.",
     "approx.", "ca.", "Jan.",  "Feb.",  "Mar.",  "Apr.",   "Jun.",  "Jul.",   "Aug.",  "Sep.",  "Sept.", "Oct.",
     "Nov.",  "Dec.",
 };
+
+// Number signs: an abbreviation only before a number ("No. 5", "Nos. 3 and 4"), else the
+// answer "No." that ends a sentence.
+constexpr const char* kNumberSigns[] = {"No.", "Nos.", "no.", "nos."};
 
 std::unique_ptr<icu::BreakIterator> make_sentence_iterator() {
     UErrorCode status = U_ZERO_ERROR;
@@ -113,6 +117,12 @@ std::unique_ptr<icu::BreakIterator> make_sentence_iterator() {
     check(status, "load the English abbreviations");
     for (const char* a : kAbbreviations) builder->suppressBreakAfter(icu::UnicodeString(a, -1, US_INV), status);
     check(status, "add abbreviations");
+    // "No." and "Nos." end a sentence ("No. Perhaps in an hour...") unless a number
+    // follows ("No. 5"): that case is joined again after ICU (ends_with_number_sign).
+    for (const char* a : kNumberSigns) {
+        UErrorCode unsuppressed = U_ZERO_ERROR;  // not an error when ICU's list lacks it
+        builder->unsuppressBreakAfter(icu::UnicodeString(a, -1, US_INV), unsuppressed);
+    }
     icu::BreakIterator* base = icu::BreakIterator::createSentenceInstance(icu::Locale::getEnglish(), status);
     check(status, "create a sentence break iterator");
     std::unique_ptr<icu::BreakIterator> filtered(builder->wrapIteratorWithFilter(base, status));
@@ -139,6 +149,16 @@ bool ends_with_personal_initial(QStringView s) {
     const qsizetype n = s.size();
     return n >= 2 && s[n - 1] == u'.' && s[n - 2].isUpper() && (n == 2 || s[n - 3].isSpace() || s[n - 3] == u'(');
 }
+
+bool ends_with_number_sign(QStringView s) {
+    for (const char* sign : kNumberSigns) {
+        const QString a = QString::fromLatin1(sign);
+        if (s.endsWith(a) && (s.size() == a.size() || !s[s.size() - a.size() - 1].isLetter())) return true;
+    }
+    return false;
+}
+
+bool starts_with_number(QStringView next) { return !next.isEmpty() && (next[0].isDigit() || next[0] == u'#'); }
 
 bool continues_after_initialism(QStringView next) {
     if (next.isEmpty() || !next[0].isUpper()) return false;
@@ -341,8 +361,9 @@ SegmentedText segment_sentences(const QString& text) {
             const QStringView between = QStringView(p).mid(previous.end, b - previous.end);
             const bool same_line = !between.contains(u'\n');
             const QStringView previous_text = QStringView(p).mid(previous.begin, previous.end - previous.begin);
-            if (same_line && (ends_with_initialism(previous_text) || ends_with_personal_initial(previous_text)) &&
-                continues_after_initialism(span)) {
+            if (same_line && (((ends_with_initialism(previous_text) || ends_with_personal_initial(previous_text)) &&
+                               continues_after_initialism(span)) ||
+                              (ends_with_number_sign(previous_text) && starts_with_number(span)))) {
                 // Joined, then cut again at any heading run the whole now holds.
                 const qsizetype joined_begin = previous.begin;
                 result.sentences.pop_back();

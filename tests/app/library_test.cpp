@@ -596,6 +596,12 @@ TEST_F(LibraryTest, ExtractiveSummariesKeepTheirMethodAndExportsSayHowTheyWereMa
     EXPECT_TRUE(md.contains("- Method: extractive: 2 sentences from the document\n")) << md.toStdString();
     EXPECT_FALSE(md.contains("- Model:")) << md.toStdString();
     EXPECT_TRUE(md.contains("- Input: 6 words in 2 sentences")) << md.toStdString();
+    // Its passages are the sentences it chose, not where a model's attention went: no share.
+    EXPECT_TRUE(md.contains("## Source passages\n\nThe document's own sentences that the summary chose, in document "
+                            "order.\n\n> Rivers carve valleys.\n\n> Floods spread silt.\n"))
+        << md.toStdString();
+    EXPECT_FALSE(md.contains("attention")) << md.toStdString();
+    EXPECT_FALSE(md.contains("%)")) << md.toStdString();
     const QJsonObject j = QJsonDocument::fromJson(lib.export_summary(id, ExportFormat::Json).toUtf8()).object();
     EXPECT_EQ(j.value("method").toString(), "extractive");
     EXPECT_EQ(j.value("source_passages").toArray().size(), 2);
@@ -651,7 +657,7 @@ TEST_F(LibraryTest, ExportsQuoteTheSourcePassagesWithPageAndWeight) {
     const qint64 id = lib.add_summary(rec);
 
     const QString md = lib.export_summary(id, ExportFormat::Markdown);
-    EXPECT_TRUE(md.contains("## Source passages")) << md.toStdString();
+    EXPECT_TRUE(md.contains("## Source passages\n\nWhere the summary drew most of its attention")) << md.toStdString();
     EXPECT_TRUE(md.contains("> Rivers move. (50.0%)")) << md.toStdString();
     EXPECT_TRUE(md.contains("> Deltas grow. (p. 3, 25.0%)")) << md.toStdString();
 

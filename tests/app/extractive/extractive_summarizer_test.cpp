@@ -9,6 +9,7 @@
 #include <QStringList>
 
 #include "app/extractive/extractive_summarizer.h"
+#include "app/text/content_terms.h"
 #include "engine/core/error.h"
 
 using namespace precis::extractive;
@@ -198,6 +199,92 @@ TEST(ExtractiveSummarizer, FootnotesImprintsAndContentsRowsAreStructure) {
     for (const ExtractedSentence& e : s.sentences)
         EXPECT_TRUE(e.text.startsWith("The abbey bell") || e.text.startsWith("Alleyne left") || e.text.startsWith("The monks"))
             << e.text.toStdString();
+}
+
+TEST(ExtractiveSummarizer, TitlePageLinesWithAFullStopAreFrontMatterNotSentences) {
+    // A title page's lines in title case that end with a full stop, as a Gutenberg book
+    // has them: a volume line and a list of the author's other books, one of more than 12 words.
+    const QString text = QStringLiteral(
+        "THE WINTER FERRY\n\n"
+        "From \"The River Stories\"--Volume II.\n\n"
+        "By A. N. Writer\n\n"
+        "Wading the Ford: A Tale of the River Crossing at the Old Stone Mill of the Valley.\n\n"
+        "The ferryman waited at the river crossing while the winter snow fell on the valley.\n\n"
+        "The river rose in the night and the ferry could no longer cross to the valley farms.\n\n"
+        "In the morning the farmers of the valley came down to the river to wait for the ferry.\n\n"
+        "The ferryman took them across the river one by one when the water fell at noon.\n");
+    for (double sentences : {1, 2, 3}) {
+        ExtractiveOptions o;
+        o.budget = {BudgetUnit::Sentences, sentences};
+        const ExtractiveSummary s = summarize_extractive(text, o);
+        ASSERT_EQ(s.sentences.size(), size_t(sentences));
+        for (const ExtractedSentence& e : s.sentences)
+            EXPECT_TRUE(e.text.startsWith("The ") || e.text.startsWith("In the morning")) << e.text.toStdString();
+    }
+    // After the body has begun, a sentence in title case is an ordinary sentence.
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 5};
+    const QString later = text + QStringLiteral("\nFrom Every Farm Came Farmers Carrying Winter Bread.\n");
+    const ExtractiveSummary s = summarize_extractive(later, o);
+    EXPECT_TRUE(s.text.contains("Winter Bread")) << s.text.toStdString();
+}
+
+TEST(ExtractiveSummarizer, DialogueFragmentsAreNotChosen) {
+    // A short line of talk opens the story (the position weight alone would choose it), a
+    // reply without quotation marks ("No. Perhaps...") and an interjection follow.
+    const QString text = QStringLiteral(
+        "\"Come down to the river one day--yes, do!\"\n\n"
+        "The ferryman waited at the river crossing while the winter snow fell on the valley.\n\n"
+        "Could the ferry cross the river?\n\n"
+        "No. Perhaps in an hour the river ferry would cross.\n\n"
+        "Oh but--said the farmer--the river ferry--\n\n"
+        "The river rose in the night and the ferry could no longer cross to the valley farms.\n\n"
+        "In the morning the farmers of the valley came down to the river to wait for the ferry.\n\n"
+        "The ferryman took the farmers across the river one by one when the water fell at noon.\n");
+    for (double sentences : {1, 2, 3, 4}) {
+        ExtractiveOptions o;
+        o.budget = {BudgetUnit::Sentences, sentences};
+        const ExtractiveSummary s = summarize_extractive(text, o);
+        ASSERT_EQ(s.sentences.size(), size_t(sentences));
+        for (const ExtractedSentence& e : s.sentences)
+            EXPECT_TRUE(e.text.startsWith("The ") || e.text.startsWith("In the morning")) << e.text.toStdString();
+    }
+    // A word budget with room left after the narration does not fill it with talk.
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Words, 70};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    for (const char* talk : {"Come down", "Perhaps", "Oh but", "Could the"})
+        EXPECT_FALSE(s.text.contains(QLatin1String(talk))) << s.text.toStdString();
+}
+
+TEST(ExtractiveSummarizer, AShortSentenceThatAnswersTheOneBeforeComesWithIt) {
+    // "A car park swallows nothing." takes up "swallow" from the sentence before: alone it
+    // means little, so it is chosen only with that sentence.
+    const QString text = QStringLiteral(
+        "Rain that falls on a catchment soaks into the soil or runs across the surface to the river. "
+        "A forest on deep soil can swallow a summer storm almost entirely. A car park swallows nothing.\n\n"
+        "The river carries the water of its catchment down to the sea through its valley.\n");
+    for (int words : {20, 25, 30, 40, 50}) {
+        ExtractiveOptions o;
+        o.budget = {BudgetUnit::Words, double(words)};
+        const ExtractiveSummary s = summarize_extractive(text, o);
+        if (s.text.contains("car park")) EXPECT_TRUE(s.text.contains("A forest")) << words << ": " << s.text.toStdString();
+    }
+}
+
+TEST(ExtractiveSummarizer, WordsAreCountedAsAReaderCountsThem) {
+    // As the document's header counts them (words between spaces): "flood-plain", "and/or" and
+    // "engineer--the" are one word each, though the rules count ICU's words.
+    const QString text = QStringLiteral(
+        "The flood-plain of the river holds water and/or silt after every flood.\n"
+        "A well-known engineer--the town's own--measured the river-bank each spring.\n");
+    const ExtractiveSummary s = summarize_extractive(text, {});
+    EXPECT_EQ(s.document_words, 21);
+    EXPECT_EQ(precis::text::count_words(text), 21);
+    int words = 0;
+    for (const ExtractedSentence& e : s.sentences) words += e.words;
+    EXPECT_EQ(s.summary_words, words);
+    EXPECT_EQ(s.sentences.front().words, 12);
 }
 
 TEST(ExtractiveSummarizer, ANewsDatelineIsNotPartOfTheSummary) {

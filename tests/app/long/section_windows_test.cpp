@@ -96,6 +96,16 @@ TEST(SectionWindows, AChapterLongerThanAWindowIsCutIntoNearEqualPartsAtParagraph
     }
 }
 
+TEST(SectionWindows, ATitlePageBeforeALongChapterGoesIntoItsFirstPartNotAWindowOfItsOwn) {
+    // A title and one line of front matter (9 words), then a chapter of 842 words.
+    const QString text = QStringLiteral("WINTRY PEACOCK\n\nFrom the stories of the year, the third.\n\n") + book(1, 14);
+    const auto windows = plan(text, 250);
+    expect_tiling_between_sentences(text, windows, 250);
+    ASSERT_EQ(windows.size(), 4u);
+    EXPECT_EQ(windows[0].title, QStringLiteral("WINTRY PEACOCK - CHAPTER 1. (part 1 of 4)"));
+    EXPECT_EQ(windows[1].title, QStringLiteral("CHAPTER 1. (part 2 of 4)"));
+}
+
 TEST(SectionWindows, AParagraphLongerThanAWindowIsCutAtSentences) {
     const QString text = paragraph(QStringLiteral("long"), 30);  // one paragraph of 300 words
     const auto windows = plan(text, 64);

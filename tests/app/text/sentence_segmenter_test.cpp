@@ -29,6 +29,15 @@ TEST(SentenceSegmenter, AbbreviationsAndTitlesDoNotEndSentences) {
               (QStringList{"He moved to the U.S.", "The move was hard."}));
 }
 
+TEST(SentenceSegmenter, NoIsANumberSignOnlyBeforeANumber) {
+    // An answer "No." ends its sentence; "No. 5" and "Nos. 3 and 4" stay whole.
+    EXPECT_EQ(sentences_of("Could I have milk?\n\nNo. Perhaps in an hour there would be milk. Perhaps not."),
+              (QStringList{"Could I have milk?", "No.", "Perhaps in an hour there would be milk.", "Perhaps not."}));
+    EXPECT_EQ(sentences_of("The engine No. 5 left the shed. Nos. 3 and 4 stayed behind."),
+              (QStringList{"The engine No. 5 left the shed.", "Nos. 3 and 4 stayed behind."}));
+    EXPECT_EQ(sentences_of("He said no. The vote failed."), (QStringList{"He said no.", "The vote failed."}));
+}
+
 TEST(SentenceSegmenter, PersonalInitialsDoNotEndSentences) {
     EXPECT_EQ(sentences_of("TORTOISES\n\nBy D. H. Lawrence\n\nThe poems were written in Tuscany."),
               (QStringList{"TORTOISES", "By D. H. Lawrence", "The poems were written in Tuscany."}));
