@@ -14,8 +14,10 @@ namespace precis::longdoc {
 
 // Words per window: about what a 4,096-token model reads.
 constexpr int kExtractiveSectionWords = 3000;
+constexpr int kExtractiveOutlineWindows = 2;
 
-// Empty for a document that fits one window. Each section's summary uses `options`
+// Empty for a document of up to kExtractiveOutlineWindows windows: an essay cut in two
+// parts gains nothing from an outline, a book does. Each section's summary uses `options`
 // (its budget taken for the section's own length when automatic); cancel through
 // options.should_abort.
 DocumentOutline extractive_outline(const QString& text, const QVector<int>& page_offsets,
