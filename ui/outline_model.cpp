@@ -7,9 +7,7 @@
 namespace precis::ui {
 
 QString section_location(const OutlineSection& s, int text_length) {
-    if (s.first_page >= 0)
-        return s.last_page > s.first_page ? QObject::tr("pages %1-%2").arg(s.first_page + 1).arg(s.last_page + 1)
-                                          : QObject::tr("page %1").arg(s.first_page + 1);
+    if (s.first_page >= 0) return section_pages(s);
     const qint64 share = text_length > 0 ? qint64(std::clamp(s.start, 0, text_length)) * 100 / text_length : 0;
     return QStringLiteral("%1 %").arg(share);
 }

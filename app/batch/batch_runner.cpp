@@ -214,13 +214,12 @@ BatchReport run_batch(Library& library, const Summarizer* summarizer, const Batc
             std::vector<int> of;  // ids[k] is waiting[of[k]]
             std::vector<size_t> long_docs;  // longer than the model reads: in sections, after the others
             const int readable = readable_input_tokens(summarizer->model(), summarize.attention, summarize.max_input_tokens);
-            const bool sectioned = opts.long_options.mode != longdoc::LongMode::Truncate;
             for (size_t i = 0; i < waiting.size(); ++i) {
                 try {
                     const std::string text = waiting[i].doc.text.toStdString();
                     if (is_blank(text)) throw Error("the document has no text to summarize");
                     std::vector<int64_t> doc_ids = require_tokenizer(summarizer->model()).encode(text, true);
-                    if (sectioned && int(doc_ids.size()) > readable) {
+                    if (longdoc::beyond_one_pass(opts.long_options.mode, int(doc_ids.size()), readable)) {
                         long_docs.push_back(i);
                         continue;
                     }

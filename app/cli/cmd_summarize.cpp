@@ -118,7 +118,6 @@ int summarize_neural_together(const std::vector<std::string>& shown, const std::
     std::vector<std::vector<int64_t>> ids;
     std::vector<size_t> file_of, in_sections;
     const int readable = readable_input_tokens(summarizer.model(), opts.attention, opts.max_input_tokens);
-    const bool sectioned = long_run.options.mode == longdoc::LongMode::Auto || long_run.options.mode == longdoc::LongMode::Sections;
     for (size_t i = 0; i < n; ++i) {
         if (!errors[i].empty()) continue;
         const std::string text = docs[i].text.toStdString();
@@ -127,7 +126,7 @@ int summarize_neural_together(const std::vector<std::string>& shown, const std::
             continue;
         }
         std::vector<int64_t> doc_ids = require_tokenizer(summarizer.model()).encode(text, true);
-        if (int(doc_ids.size()) > readable && (sectioned || long_run.options.mode == longdoc::LongMode::Extend)) {
+        if (longdoc::beyond_one_pass(long_run.options.mode, int(doc_ids.size()), readable)) {
             in_sections.push_back(i);  // its own windows run together after the others
             continue;
         }

@@ -1,5 +1,7 @@
 #include "app/cli/long_output.h"
 
+#include <QJsonDocument>
+
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -38,20 +40,11 @@ std::string describe_reading(const longdoc::LongSummary& s) {
     return {};
 }
 
-namespace {
-std::string pages_of(const OutlineSection& s) {
-    if (s.first_page < 0) return {};
-    return s.first_page == s.last_page ? "page " + std::to_string(s.first_page + 1)
-                                       : "pages " + std::to_string(s.first_page + 1) + "-" + std::to_string(s.last_page + 1);
-}
-}  // namespace
-
 std::string outline_text(const DocumentOutline& outline) {
     std::string out;
     for (qsizetype i = 0; i < outline.size(); ++i) {
         const OutlineSection& s = outline[i];
-        const std::string pages = pages_of(s);
-        out += "[" + std::to_string(i + 1) + "] " + s.title.toStdString() + (pages.empty() ? "" : " (" + pages + ")") + "\n";
+        out += "[" + std::to_string(i + 1) + "] " + (section_display_title(s, int(i)) + section_pages_text(s)).toStdString() + "\n";
         out += (s.summary.isEmpty() ? std::string("(not summarized)") : s.summary.toStdString()) + "\n";
         if (i + 1 < outline.size()) out += "\n";
     }
@@ -59,15 +52,8 @@ std::string outline_text(const DocumentOutline& outline) {
 }
 
 nlohmann::json outline_json(const DocumentOutline& outline) {
-    nlohmann::json a = nlohmann::json::array();
-    for (const OutlineSection& s : outline)
-        a.push_back({{"title", s.title.toStdString()},
-                     {"start", s.start},
-                     {"end", s.end},
-                     {"pages", s.first_page < 0 ? nlohmann::json(nullptr) : nlohmann::json::array({s.first_page, s.last_page})},
-                     {"summary", s.summary.toStdString()},
-                     {"tokens", s.tokens}});
-    return a;
+    // The library export's form (outline_to_json), in the command line's JSON library.
+    return nlohmann::json::parse(QJsonDocument(outline_to_json(outline)).toJson(QJsonDocument::Compact).toStdString());
 }
 
 }  // namespace precis::cli

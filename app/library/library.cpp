@@ -358,7 +358,7 @@ QString Library::export_summary(qint64 summary_id, ExportFormat format) const {
             }
             o["source_passages"] = passages;
         }
-        o["sections"] = sections_to_json(s->sections);
+        o["sections"] = outline_to_json(s->sections);
         return QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Indented));
     }
 

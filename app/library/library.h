@@ -75,11 +75,6 @@ struct SummaryRecord {
 // or "neural: bart-large-cnn".
 QString summary_method_description(const SummaryRecord& summary);
 
-// How section `index` (0-based) of an outline is named to a person: its title, else
-// "Section N"; and where it is: " (pages 3-7)", " (page 3)" (counted from 1), or empty for
-// a text file's section.
-QString section_display_title(const OutlineSection& section, int index);
-QString section_pages_text(const OutlineSection& section);
 
 struct ClassificationRecord {
     qint64 id = 0;  // set by the library

@@ -66,31 +66,6 @@ DocumentOutline SectionReader::read(qint64 summary_id) {
     return out;
 }
 
-QString section_display_title(const OutlineSection& section, int index) {
-    const QString t = section.title.simplified();
-    return t.isEmpty() ? QStringLiteral("Section %1").arg(index + 1) : t;
-}
-
-QString section_pages_text(const OutlineSection& section) {
-    if (section.first_page < 0) return {};
-    if (section.last_page <= section.first_page) return QStringLiteral(" (page %1)").arg(section.first_page + 1);
-    return QStringLiteral(" (pages %1-%2)").arg(section.first_page + 1).arg(section.last_page + 1);
-}
-
-QJsonArray sections_to_json(const DocumentOutline& sections) {
-    QJsonArray out;
-    for (const OutlineSection& s : sections) {
-        const QJsonValue pages = s.first_page >= 0 ? QJsonValue(QJsonArray{s.first_page, s.last_page}) : QJsonValue();
-        out.append(QJsonObject{{"title", s.title},
-                               {"start", s.start},
-                               {"end", s.end},
-                               {"pages", pages},
-                               {"summary", s.summary},
-                               {"tokens", s.tokens}});
-    }
-    return out;
-}
-
 QString sections_to_markdown(const DocumentOutline& sections) {
     if (sections.isEmpty()) return {};
     QString md = QStringLiteral("## Sections\n\n");

@@ -28,9 +28,6 @@ private:
     sqlite::Stmt st_;
 };
 
-// The export's "sections" array: {title, start, end, pages: [first, last] (0-based, as
-// stored) or null, summary, tokens} each.
-QJsonArray sections_to_json(const DocumentOutline& sections);
 // "## Sections" with a "### title (pages a-b)" part per section; empty without sections.
 QString sections_to_markdown(const DocumentOutline& sections);
 

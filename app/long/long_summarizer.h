@@ -37,6 +37,12 @@ struct LongDocument {
     const QVector<OutlineEntry>& outline;  // PDF bookmarks; may be empty
 };
 
+// Whether summarize_long takes a document of `tokens` ids past one pass (in sections, or
+// extend's error): what callers summarizing many documents together set apart for it.
+inline bool beyond_one_pass(LongMode mode, int tokens, int readable) {
+    return mode != LongMode::Truncate && tokens > readable;
+}
+
 struct LongOptions {
     LongMode mode = LongMode::Auto;
     int batch_size = 0;             // windows summarized together (0: as memory and speed call for)

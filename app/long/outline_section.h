@@ -6,6 +6,7 @@
 // A summary made section by section (app/long/long_summarizer.h) carries one per window,
 // in document order; they are stored with the summary in the library, exported, shown in
 // the window's outline pane and searched.
+#include <QJsonArray>
 #include <QString>
 #include <QVector>
 
@@ -23,5 +24,16 @@ struct OutlineSection {
 };
 
 using DocumentOutline = QVector<OutlineSection>;
+
+// How section `index` (0-based) is named to a person: its title, else "Section N"; and where
+// it is: "pages 3-7", "page 3" (counted from 1), empty for a text file's section;
+// section_pages_text puts that in parentheses after a space (" (pages 3-7)").
+QString section_display_title(const OutlineSection& section, int index);
+QString section_pages(const OutlineSection& section);
+QString section_pages_text(const OutlineSection& section);
+
+// The outline as JSON, as the library's export and `summarize --json` give it:
+// {title, start, end, pages: [first, last] (0-based) or null, summary, tokens} each.
+QJsonArray outline_to_json(const DocumentOutline& outline);
 
 }  // namespace precis

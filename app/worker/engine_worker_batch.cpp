@@ -77,13 +77,12 @@ void EngineWorker::summarize_many(quint64 ticket, const QVector<qint64>& documen
         std::vector<size_t> of;  // ids[k] is docs[of[k]]
         std::vector<size_t> long_docs;  // longer than the model reads: their sections run together after
         const int readable = readable_input_tokens(*run.model, run.options.attention, run.options.max_input_tokens);
-        const bool sectioned = long_mode_of(settings) != longdoc::LongMode::Truncate;
         for (size_t i = 0; i < docs.size(); ++i) {
             try {
                 const std::string text = docs[i].text.toStdString();
                 if (is_blank(text)) throw Error("the document has no text to summarize");
                 std::vector<int64_t> doc_ids = tokenizer.encode(text, true);
-                if (sectioned && int(doc_ids.size()) > readable) {
+                if (longdoc::beyond_one_pass(long_mode_of(settings), int(doc_ids.size()), readable)) {
                     long_docs.push_back(i);
                     continue;
                 }
