@@ -17,6 +17,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSignalBlocker>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -30,6 +31,7 @@
 #include "app/qt_file_names.h"
 #include "app/worker/compute_type_setting.h"
 #include "app/worker/engine_thread.h"
+#include "engine/config/config.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
 #include "ui/attention_explanations.h"
@@ -187,6 +189,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
                               "section by section, following its chapters or PDF bookmarks, and the section summaries "
                               "are combined. Every page counts, and the outline of sections is shown beside the summary."));
     lsg_override_ = new QCheckBox(tr("Override the model's LSG settings"), this);
+    lsg_override_->setObjectName("lsg-override");
     lsg_box_ = new QGroupBox(tr("LSG"), this);
     sparsity_type_ = new QComboBox(this);
     sparsity_type_->setObjectName("sparsity-type");
@@ -205,6 +208,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     num_global_ = spin(1, 512, this,
                        tr("Extra tokens before the text: every word reads them and they read every word, "
                           "carrying the whole document's context"));
+    num_global_->setObjectName("global-tokens");
     auto* lf = new QFormLayout(lsg_box_);
     lf->addRow(lsg_override_);
     lf->addRow(tr("Sparsity type:"), sparsity_type_);
@@ -235,6 +239,7 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     // --- generation
     generation_box_ = new QGroupBox(tr("Override the model's generation settings"), this);
     generation_box_->setCheckable(true);
+    generation_box_->setObjectName("generation");
     beams_ = spin(1, 16, this, tr("Beam search width (1: greedy)"));
     length_penalty_ = new QDoubleSpinBox(this);
     length_penalty_->setRange(-5, 5);
@@ -243,6 +248,9 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     min_length_ = spin(0, 4096, this, tr("Minimum summary length in tokens"));
     max_length_ = spin(2, 4096, this, tr("Maximum summary length in tokens"));
     no_repeat_ = spin(0, 10, this, tr("Never repeat an n-gram of this size (0: allow)"));
+    beams_->setObjectName("beams");
+    min_length_->setObjectName("min-length");
+    max_length_->setObjectName("max-length");
     auto* gf = new QFormLayout(generation_box_);
     gf->addRow(tr("Beams:"), beams_);
     gf->addRow(tr("Length penalty:"), length_penalty_);
@@ -295,6 +303,28 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     connect(attention_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
     connect(device_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
     connect(lsg_override_, &QCheckBox::toggled, this, &SettingsDialog::update_enabled);
+    // Ticked, an override shows its own values to edit; unticked, the model's (greyed), the
+    // edit kept for the next tick.
+    connect(lsg_override_, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) {
+            show_lsg_override();
+            lsg_override_->setToolTip(QString());
+        } else {
+            keep_lsg_override();
+            show_model_values();
+        }
+    });
+    connect(generation_box_, &QGroupBox::toggled, this, [this](bool on) {
+        if (on) {
+            show_generation_override();
+            generation_box_->setToolTip(QString());
+        } else {
+            keep_generation_override();
+            show_model_values();
+        }
+    });
+    connect(model_dir_, &QLineEdit::textChanged, this, &SettingsDialog::show_model_values);
+    connect(default_model_->combo(), &QComboBox::currentIndexChanged, this, &SettingsDialog::show_model_values);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &SettingsDialog::reject);
     connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this, [this] { load(EngineSettings{}); });
@@ -340,24 +370,110 @@ void SettingsDialog::load(const EngineSettings& s) {
     dtype_->setCurrentIndex(std::max(0, dtype_->findData(s.dtype)));
     compute_type_->setCurrentIndex(std::max(0, compute_type_->findData(s.compute_type)));
     attention_->setCurrentIndex(std::max(0, attention_->findData(s.attention)));
-    lsg_override_->setChecked(s.lsg_override);
-    sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(s.sparsity_type))));
-    block_size_->setValue(s.block_size);
-    sparse_block_size_->setValue(s.sparse_block_size);
-    sparsity_factor_->setValue(s.sparsity_factor);
-    num_global_->setValue(s.num_global_tokens);
+    override_ = s;
+    {
+        const QSignalBlocker quiet(lsg_override_);  // the values come below, once
+        lsg_override_->setChecked(s.lsg_override);
+    }
     fovea_block_->setValue(s.fovea_block_size);
     fovea_wing_->setValue(s.fovea_wing);
     max_positions_->setValue(s.max_positions);
     long_mode_->setCurrentIndex(std::max(0, long_mode_->findData(s.long_mode)));
-    generation_box_->setChecked(s.generation_override);
-    beams_->setValue(s.num_beams);
-    length_penalty_->setValue(s.length_penalty);
-    min_length_->setValue(s.min_length);
-    max_length_->setValue(s.max_length);
-    no_repeat_->setValue(s.no_repeat_ngram_size);
+    {
+        const QSignalBlocker quiet(generation_box_);
+        generation_box_->setChecked(s.generation_override);
+    }
+    if (s.lsg_override) show_lsg_override();
+    if (s.generation_override) show_generation_override();
+    show_model_values();
     classifier_->load(s.classifier);
     update_enabled();
+}
+
+void SettingsDialog::show_lsg_override() {
+    sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(override_.sparsity_type))));
+    block_size_->setValue(override_.block_size);
+    sparse_block_size_->setValue(override_.sparse_block_size);
+    sparsity_factor_->setValue(override_.sparsity_factor);
+    num_global_->setValue(override_.num_global_tokens);
+}
+
+void SettingsDialog::keep_lsg_override() {
+    override_.sparsity_type = SparsityType(sparsity_type_->currentData().toInt());
+    override_.block_size = block_size_->value();
+    override_.sparse_block_size = sparse_block_size_->value();
+    override_.sparsity_factor = sparsity_factor_->value();
+    override_.num_global_tokens = num_global_->value();
+}
+
+void SettingsDialog::show_generation_override() {
+    beams_->setValue(override_.num_beams);
+    length_penalty_->setValue(override_.length_penalty);
+    min_length_->setValue(override_.min_length);
+    max_length_->setValue(override_.max_length);
+    no_repeat_->setValue(override_.no_repeat_ngram_size);
+}
+
+void SettingsDialog::keep_generation_override() {
+    override_.num_beams = beams_->value();
+    override_.length_penalty = length_penalty_->value();
+    override_.min_length = min_length_->value();
+    override_.max_length = max_length_->value();
+    override_.no_repeat_ngram_size = no_repeat_->value();
+}
+
+void SettingsDialog::show_model_values() {
+    const bool lsg_shown = !lsg_override_->isChecked(), generation_shown = !generation_box_->isChecked();
+    if (!lsg_shown && !generation_shown) return;
+    // The model runs would use: this window's folder, else the default the box shows (chosen
+    // but not yet applied counts), else whatever the window falls back to.
+    std::filesystem::path dir;
+    if (const QString folder = model_dir_->text().trimmed(); !folder.isEmpty())
+        dir = native_path(folder);
+    else if (default_model_->changed())
+        dir = models::model_folder_for(default_model_->chosen());
+    else if (const std::optional<ResolvedModel> found = find_model(settings()))
+        dir = found->dir;
+    std::optional<ModelConfig> config;
+    std::optional<GenerationConfig> generation;
+    if (!dir.empty()) {
+        try {
+            config = parse_model_config(dir / "config.json");
+            generation = load_generation_config(dir, *config);
+        } catch (const std::exception&) {
+            // An unreadable config is reported where the model is loaded; here nothing is known.
+        }
+    }
+    const QString from = QString::fromStdString(dir.filename().string());
+
+    // A BART model read with LSG attention gets the reference defaults: its config's too.
+    if (lsg_shown && config) {
+        const LsgSettings& own = config->lsg;
+        sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(own.sparsity_type))));
+        block_size_->setValue(own.block_size);
+        sparse_block_size_->setValue(own.sparse_block_size);
+        sparsity_factor_->setValue(own.sparsity_factor);
+        num_global_->setValue(own.num_global_tokens);
+        lsg_override_->setToolTip(
+            config->is_lsg ? tr("Unticked, runs use the model's own LSG settings, shown greyed (from %1)").arg(from)
+                           : tr("%1 is a BART model: with LSG attention chosen above it reads with these, LSG's defaults").arg(from));
+    } else if (lsg_shown) {
+        show_lsg_override();
+        lsg_override_->setToolTip(tr("No model to read LSG settings from: tick to choose them"));
+    }
+
+    if (generation_shown && generation) {
+        beams_->setValue(generation->num_beams);
+        length_penalty_->setValue(generation->length_penalty);
+        min_length_->setValue(generation->min_length);
+        // HF's max_new_tokens, when the model sets it, is what bounds its summaries.
+        max_length_->setValue(generation->max_new_tokens ? *generation->max_new_tokens : generation->max_length);
+        no_repeat_->setValue(generation->no_repeat_ngram_size);
+        generation_box_->setToolTip(tr("Unticked, runs use the model's own generation settings, shown greyed (from %1)").arg(from));
+    } else if (generation_shown) {
+        show_generation_override();
+        generation_box_->setToolTip(tr("No model to read generation settings from: tick to choose them"));
+    }
 }
 
 EngineSettings SettingsDialog::settings() const {
@@ -370,21 +486,24 @@ EngineSettings SettingsDialog::settings() const {
     s.compute_type = compute_type_->currentData().toString();
     s.attention = attention_->currentData().toString();
     s.lsg_override = lsg_override_->isChecked();
-    s.sparsity_type = SparsityType(sparsity_type_->currentData().toInt());
-    s.block_size = block_size_->value();
-    s.sparse_block_size = sparse_block_size_->value();
-    s.sparsity_factor = sparsity_factor_->value();
-    s.num_global_tokens = num_global_->value();
+    // Unticked, the boxes show the model's values; the override's own are kept for next time.
+    const bool lsg = s.lsg_override;
+    s.sparsity_type = lsg ? SparsityType(sparsity_type_->currentData().toInt()) : override_.sparsity_type;
+    s.block_size = lsg ? block_size_->value() : override_.block_size;
+    s.sparse_block_size = lsg ? sparse_block_size_->value() : override_.sparse_block_size;
+    s.sparsity_factor = lsg ? sparsity_factor_->value() : override_.sparsity_factor;
+    s.num_global_tokens = lsg ? num_global_->value() : override_.num_global_tokens;
     s.fovea_block_size = fovea_block_->value();
     s.fovea_wing = fovea_wing_->value();
     s.max_positions = max_positions_->value();
     s.long_mode = long_mode_->currentData().toString();
     s.generation_override = generation_box_->isChecked();
-    s.num_beams = beams_->value();
-    s.length_penalty = length_penalty_->value();
-    s.min_length = min_length_->value();
-    s.max_length = max_length_->value();
-    s.no_repeat_ngram_size = no_repeat_->value();
+    const bool shown = s.generation_override;
+    s.num_beams = shown ? beams_->value() : override_.num_beams;
+    s.length_penalty = shown ? length_penalty_->value() : override_.length_penalty;
+    s.min_length = shown ? min_length_->value() : override_.min_length;
+    s.max_length = shown ? max_length_->value() : override_.max_length;
+    s.no_repeat_ngram_size = shown ? no_repeat_->value() : override_.no_repeat_ngram_size;
     s.classifier = classifier_->settings();
     return s;
 }

@@ -63,6 +63,14 @@ protected:
 private:
     void load(const EngineSettings& s);
     void update_enabled();
+    // With an override unticked, its boxes show (greyed) the values runs will use: the chosen
+    // model's own LSG settings and generation_config; the user's override values wait in
+    // override_ meanwhile.
+    void show_model_values();
+    void show_lsg_override();
+    void keep_lsg_override();
+    void show_generation_override();
+    void keep_generation_override();
     void show_devices();
     void import_model();
     void end_import(const QString& note);
@@ -97,6 +105,7 @@ private:
     QGroupBox* generation_box_;
     QSpinBox *beams_, *min_length_, *max_length_, *no_repeat_;
     QDoubleSpinBox* length_penalty_;
+    EngineSettings override_;  // the LSG and generation overrides' values (shown only while ticked)
     ClassifierSettingsBox* classifier_;
     QTabWidget* tabs_;
     QLabel* error_;

@@ -2,6 +2,7 @@
 // and selected, the import shows progress and can be cancelled (nothing is added), and the
 // dialog cannot be closed with OK while an import runs.
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -13,12 +14,14 @@
 #include <QSpinBox>
 
 #include <cstdlib>
+#include <fstream>
 
 
 #include "app/library/library.h"
 #include "app/models/model_store.h"
 #include "app/worker/engine_thread.h"
 #include "app/worker/model_cache.h"
+#include "engine/config/config.h"
 #include "kernels/device_query.h"
 #include "tests/support/test_models.h"
 #include "tests/ui/ui_test_support.h"
@@ -279,6 +282,69 @@ TEST_F(SettingsDialogTest, LongDocumentsAreSummarizedWholeByDefaultAndTheChoiceI
         QApplication::processEvents();
         again.grab().save(QString::fromUtf8(shots) + "/settings-long-documents.png");
     }
+}
+
+TEST_F(SettingsDialogTest, UntickedGenerationSettingsShowTheModelsOwnValues) {
+    // A model whose generation_config.json asks for 3 beams, 10-60 tokens.
+    const fs::path model = dir_ / "own-generation";
+    fs::copy(fixtures_dir() / "models" / "lsg-norm", model, fs::copy_options::recursive);
+    std::ofstream(model / "generation_config.json")
+        << R"({"num_beams": 3, "min_length": 10, "max_length": 60, "no_repeat_ngram_size": 3,)"
+        << R"( "length_penalty": 2.0, "decoder_start_token_id": 2, "eos_token_id": 2})";
+    auto* box = dialog_->findChild<QGroupBox*>("generation");
+    auto* beams = dialog_->findChild<QSpinBox*>("beams");
+    auto* min_length = dialog_->findChild<QSpinBox*>("min-length");
+    auto* max_length = dialog_->findChild<QSpinBox*>("max-length");
+    ASSERT_TRUE(box && beams && min_length && max_length);
+    ASSERT_FALSE(box->isChecked());
+    dialog_->findChild<QLineEdit*>("model-folder")->setText(QString::fromStdString(model.string()));
+    // Greyed, they say what runs will use: the model's values, not Precis's override defaults.
+    EXPECT_FALSE(beams->isEnabled());
+    EXPECT_EQ(beams->value(), 3);
+    EXPECT_EQ(min_length->value(), 10);
+    EXPECT_EQ(max_length->value(), 60);
+    EXPECT_TRUE(box->toolTip().contains("own-generation")) << box->toolTip().toStdString();
+    const EngineSettings defaults;
+    EXPECT_FALSE(dialog_->settings().generation_override);
+    EXPECT_EQ(dialog_->settings().num_beams, defaults.num_beams);  // the override's values are not the model's
+    if (const char* shots = std::getenv("PRECIS_SHOTS_DIR")) {  // to look at
+        dialog_->resize(1024, 700);
+        QApplication::processEvents();
+        dialog_->grab().save(QString::fromUtf8(shots) + "/settings-model-generation.png");
+    }
+
+    // Ticked, the override's values come back to be edited; unticking keeps the edit for next time.
+    box->setChecked(true);
+    EXPECT_EQ(beams->value(), defaults.num_beams);
+    EXPECT_EQ(max_length->value(), defaults.max_length);
+    beams->setValue(5);
+    box->setChecked(false);
+    EXPECT_EQ(beams->value(), 3);
+    EXPECT_EQ(dialog_->settings().num_beams, 5);
+    box->setChecked(true);
+    EXPECT_EQ(beams->value(), 5);
+    EXPECT_TRUE(dialog_->settings().generation_override);
+}
+
+TEST_F(SettingsDialogTest, UntickedLsgSettingsShowTheModelsOwnValues) {
+    const ModelConfig own = parse_model_config(fixtures_dir() / "models" / "lsg-norm-g4" / "config.json");
+    ASSERT_TRUE(own.is_lsg);
+    const EngineSettings defaults;
+    ASSERT_NE(own.lsg.num_global_tokens, defaults.num_global_tokens);  // else the test proves nothing
+    auto* lsg_override = dialog_->findChild<QCheckBox*>("lsg-override");
+    auto* global_tokens = dialog_->findChild<QSpinBox*>("global-tokens");
+    ASSERT_TRUE(lsg_override && global_tokens);
+    dialog_->findChild<QLineEdit*>("model-folder")
+        ->setText(QString::fromStdString((fixtures_dir() / "models" / "lsg-norm-g4").string()));
+    EXPECT_FALSE(global_tokens->isEnabled());
+    EXPECT_EQ(global_tokens->value(), own.lsg.num_global_tokens);
+    EXPECT_EQ(dialog_->settings().num_global_tokens, defaults.num_global_tokens);
+    lsg_override->setChecked(true);
+    EXPECT_EQ(global_tokens->value(), defaults.num_global_tokens);
+    global_tokens->setValue(7);
+    lsg_override->setChecked(false);
+    EXPECT_EQ(global_tokens->value(), own.lsg.num_global_tokens);
+    EXPECT_EQ(dialog_->settings().num_global_tokens, 7);
 }
 
 TEST_F(SettingsDialogTest, GpuPrecisionIsOffForTheCpuAndIsKept) {
