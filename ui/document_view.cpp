@@ -3,7 +3,6 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QRegularExpression>
 #include <QScrollBar>
 #include <QTabBar>
 #include <QTabWidget>
@@ -12,6 +11,8 @@
 
 #include <algorithm>
 
+#include "app/text/content_terms.h"
+#include "app/text/hard_wraps.h"
 #include "ui/focus_frame.h"
 #include "ui/pdf_pages_view.h"
 
@@ -84,11 +85,13 @@ void DocumentView::show_document(const DocumentRecord& d, const QString& pdf_pas
     revealed_.reset();
     QString header = QStringLiteral("<b>%1</b><br><small>%2").arg(d.title.toHtmlEscaped(), d.path.toHtmlEscaped());
     header += d.pages > 0 ? tr(" · %n page(s)", nullptr, d.pages) : QStringLiteral(" · %1").arg(d.encoding.toHtmlEscaped());
-    header += tr(" · %n word(s)", nullptr, int(d.text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts).size()));
+    // Counted as the summary's details count the document (a reader's words: "flood-plain" is one).
+    header += tr(" · %n word(s)", nullptr, text::count_words(d.text));
     for (const QString& note : d.notes) header += QStringLiteral("<br>⚠ %1").arg(note.toHtmlEscaped());
     header += QStringLiteral("</small>");
     header_->setText(header);
-    text_->setPlainText(d.text);
+    // Hand-wrapped text (Gutenberg's 70 columns) reflows to the view's width; same offsets.
+    text_->setPlainText(text::join_hard_wrapped_lines(d.text));
     text_->setExtraSelections({});
     const bool pdf = d.pages > 0 && QFileInfo(d.path).suffix().compare("pdf", Qt::CaseInsensitive) == 0;
     tabs_->setTabVisible(1, pdf);

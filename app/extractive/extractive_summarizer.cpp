@@ -216,11 +216,10 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
 
     const std::vector<bool> heading = heading_sentences(segmented, terms.words);
     std::vector<QString> sentence_texts(n);
-    int document_words = 0, counted_document_words = 0;
+    int document_words = 0;
     for (size_t i = 0; i < n; ++i) {
         sentence_texts[i] = text::sentence_text(segmented, sentences[i]);
         document_words += terms.words[i];
-        counted_document_words += terms.counted_words[i];
     }
     const std::vector<Section> sections = document_sections(segmented, heading);
     const bool spread = sections.size() > 1 && n >= options.spread_min_sentences;
@@ -328,7 +327,9 @@ ExtractiveSummary summarize_extractive(const QString& text, const ExtractiveOpti
 
     ExtractiveSummary out;
     out.document_sentences = int(n);
-    out.document_words = counted_document_words;
+    // All of the text, as the document's header counts it (headings, tables and code that
+    // are no sentence included), so that the two numbers a person sees agree.
+    out.document_words = text::count_words(text);
     out.sections = int(sections.size());
     out.budget_words = budget_words;
     QStringList lines;

@@ -287,6 +287,20 @@ TEST(ExtractiveSummarizer, WordsAreCountedAsAReaderCountsThem) {
     EXPECT_EQ(s.sentences.front().words, 12);
 }
 
+TEST(ExtractiveSummarizer, TheDocumentsWordsIncludeWhatIsNoSentence) {
+    // A manual's headings, bullets, code and dotted contents lines are words of the document
+    // (the header counts them) though no summary sentence: one count, 37 words, for both.
+    const QString text = QStringLiteral(
+        "Contents . . . . . . 3\n\n"
+        "2.1 ASN.1 syntax\n\n"
+        "The parser is case sensitive and reads every structure of the file in order.\n\n"
+        "\u2022 asn1_parser2tree (file, definitions, error)\n\n"
+        "The comments begin with two dashes and end at the end of the line.\n");
+    const ExtractiveSummary s = summarize_extractive(text, {});
+    EXPECT_EQ(precis::text::count_words(text), 37);
+    EXPECT_EQ(s.document_words, 37);
+}
+
 TEST(ExtractiveSummarizer, ANewsDatelineIsNotPartOfTheSummary) {
     ExtractiveOptions o;
     o.budget = {BudgetUnit::Sentences, 1};
