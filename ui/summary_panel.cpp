@@ -83,18 +83,23 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     details_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     details_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     trace_->setToolTip(tr("Run the encoder again to find which passages this summary drew on"));
-    passage_list_->setWordWrap(true);
+    // One line a passage (its share and its opening words; the whole excerpt on hover, the
+    // whole sentence in the document on a click), and room for four: wrapped excerpts of
+    // three or four lines left one and a half showing at 1024x700.
+    passage_list_->setWordWrap(false);
     passage_list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    passage_list_->setTextElideMode(Qt::ElideNone);
+    passage_list_->setTextElideMode(Qt::ElideRight);
+    passage_list_->setUniformItemSizes(true);
+    passage_list_->setMinimumHeight(4 * (passage_list_->fontMetrics().lineSpacing() + 4) + 2 * passage_list_->frameWidth());
     history_->setToolTip(tr("Every summary of this document, newest first"));
     // Each entry is exactly two lines (when and by what; the settings, elided), and the
-    // list is tall enough for three whole entries: wrapped entries of uneven height left
-    // one and a half showing.
+    // list is as tall as its entries up to three whole ones (fit_history): wrapped entries
+    // of uneven height left one and a half showing, and empty rows took the passages' room.
     history_->setWordWrap(false);
     history_->setTextElideMode(Qt::ElideRight);
     history_->setUniformItemSizes(true);
     history_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    history_->setMinimumHeight(3 * (2 * history_->fontMetrics().lineSpacing() + 6) + 2 * history_->frameWidth());
+    fit_history();
     copy_->setToolTip(tr("Copy the summary to the clipboard"));
     export_->setToolTip(tr("Save the summary with its parameters as Markdown or JSON"));
     delete_->setToolTip(tr("Delete this summary from the library"));
@@ -128,7 +133,7 @@ SummaryPanel::SummaryPanel(Library& library, QWidget* parent)
     layout->addWidget(reading_split_, 3);
     layout->addWidget(details_);
     layout->addWidget(passages_box, 2);
-    layout->addWidget(history_box, 1);
+    layout->addWidget(history_box);
     layout->addLayout(buttons);
 
     connect(history_, &QListWidget::currentRowChanged, this, [this](int row) {
@@ -157,6 +162,7 @@ void SummaryPanel::clear() {
     document_text_of_ = 0;
     const QSignalBlocker block(history_);
     history_->clear();
+    fit_history();
     classification_->show_document(0);
     text_->clear();
     details_->clear();
@@ -183,6 +189,7 @@ void SummaryPanel::show_document(qint64 document_id, qint64 summary_id) {
             item->setToolTip(describe_parameters(s.parameters) + QStringLiteral("\n\n") + s.summary.left(400));
         }
     }
+    fit_history();
     classification_->show_document(document_id);
 
     int row = 0;
@@ -197,6 +204,11 @@ void SummaryPanel::show_document(qint64 document_id, qint64 summary_id) {
         history_->setCurrentRow(row);  // shows it
         if (history_->currentRow() == row) show_summary(summaries[row].id);
     }
+}
+
+void SummaryPanel::fit_history() {
+    const int entries = std::clamp(history_->count(), 1, 3);
+    history_->setFixedHeight(entries * (2 * history_->fontMetrics().lineSpacing() + 6) + 2 * history_->frameWidth());
 }
 
 void SummaryPanel::show_summary(qint64 summary_id) {
@@ -279,7 +291,8 @@ void SummaryPanel::show_passages() {
     for (int i : order) {
         const SourcePassage& p = list[i];
         QString excerpt = document_text.mid(p.begin, p.end - p.begin).simplified();
-        if (excerpt.size() > 160) excerpt = excerpt.left(157) + QStringLiteral("…");
+        // The list elides at its width; the tooltip shows this much (a passage can be a page).
+        if (excerpt.size() > 400) excerpt = excerpt.left(397) + QStringLiteral("…");
         const QString where = p.page >= 0 ? tr("p. %1 · ").arg(p.page + 1) : QString();
         // An extractive summary's sentences are the summary itself: no share of attention to show.
         const QString label = current_->method == QLatin1String("extractive")
@@ -287,13 +300,14 @@ void SummaryPanel::show_passages() {
                                   : QStringLiteral("%1%2% — %3").arg(where).arg(p.weight * 100, 0, 'f', 1).arg(excerpt);
         auto* item = new QListWidgetItem(label, passage_list_);
         item->setData(Qt::UserRole, i);
-        if (current_->method != QLatin1String("extractive"))
-            item->setToolTip(tr("%1% of the attention the model paid to the document while writing this summary went "
-                                "to this passage (cross-attention, over all layers and heads and every word it wrote). "
-                                "A higher share means the summary drew more on it. Click to show it in the document.")
-                                 .arg(p.weight * 100, 0, 'f', 1));
-        else
-            item->setToolTip(tr("A sentence of the document that is part of the summary. Click to show it in the document."));
+        const QString why =
+            current_->method != QLatin1String("extractive")
+                ? tr("%1% of the attention the model paid to the document while writing this summary went to this "
+                     "passage (cross-attention, over all layers and heads and every word it wrote). A higher share "
+                     "means the summary drew more on it. Click to show it in the document.")
+                      .arg(p.weight * 100, 0, 'f', 1)
+                : tr("A sentence of the document that is part of the summary. Click to show it in the document.");
+        item->setToolTip(QStringLiteral("<p>%1</p><p>%2</p>").arg(excerpt.toHtmlEscaped(), why.toHtmlEscaped()));
     }
     if (list.isEmpty()) passage_list_->addItem(tr("The summary's attention was spread evenly; no passage stands out."));
     emit passages_changed(list);

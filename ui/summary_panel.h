@@ -72,6 +72,7 @@ signals:
 private:
     void show_summary(qint64 summary_id);
     void show_passages();
+    void fit_history();  // as tall as its entries, up to three
     // Section `section` of the shown summary's outline (-1: the whole document's summary).
     void show_section(int section);
     void show_outline(const DocumentOutline& outline);  // none: hidden

@@ -452,8 +452,7 @@ void expect_beside_the_summary(ui::MainWindow& window, QSize size, const QString
     const auto* scroll = dock->findChild<QScrollArea*>();
     ASSERT_NE(scroll, nullptr);
     EXPECT_FALSE(scroll->horizontalScrollBar()->isVisible()) << "the panel scrolls sideways";
-    std::filesystem::create_directories("/tmp/issue42-shots-2");
-    EXPECT_TRUE(window.grab().save(shot));
+    save_shot_if_asked(&window, shot);
 }
 
 TEST(AttentionDock, NeverLiesOverTheSummaryAt1024x700Or1600x1000) {
@@ -473,12 +472,12 @@ TEST(AttentionDock, NeverLiesOverTheSummaryAt1024x700Or1600x1000) {
         ASSERT_TRUE(wait_until([&] { return window.current_document() != 0 && !window.engine()->busy(); }));
         window.attention_dock()->show();
         const QString name = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
-        expect_beside_the_summary(window, size, "/tmp/issue42-shots-2/attention-panel-" + name + ".png");
+        expect_beside_the_summary(window, size, "attention-panel-" + name + ".png");
         // A floating state (one restored from an older version) docks again when shown.
         window.attention_dock()->hide();
         window.attention_dock()->setFloating(true);
         window.attention_dock()->show();
-        expect_beside_the_summary(window, size, "/tmp/issue42-shots-2/attention-panel-reshown-" + name + ".png");
+        expect_beside_the_summary(window, size, "attention-panel-reshown-" + name + ".png");
     }
 }
 
@@ -493,13 +492,13 @@ TEST(AttentionDock, StaysBesideTheSummaryWhenTheWindowIsResized) {
     window.show();
     ASSERT_TRUE(wait_until([&] { return window.model_info().has_value() && !window.engine()->busy(); }));
     window.attention_dock()->show();
-    expect_beside_the_summary(window, QSize(1024, 700), "/tmp/issue42-shots-2/attention-panel-opened-narrow-1024x700.png");
+    expect_beside_the_summary(window, QSize(1024, 700), "attention-panel-opened-narrow-1024x700.png");
     window.resize(1600, 1000);
     QApplication::processEvents();  // the dock takes its room back after the window's layout
-    expect_beside_the_summary(window, QSize(1600, 1000), "/tmp/issue42-shots-2/attention-panel-widened-1600x1000.png");
+    expect_beside_the_summary(window, QSize(1600, 1000), "attention-panel-widened-1600x1000.png");
     EXPECT_GE(window.attention_dock()->width(), ui::kAttentionDockWidth - 20);
     window.resize(1024, 700);
-    expect_beside_the_summary(window, QSize(1024, 700), "/tmp/issue42-shots-2/attention-panel-narrowed-1024x700.png");
+    expect_beside_the_summary(window, QSize(1024, 700), "attention-panel-narrowed-1024x700.png");
 }
 
 // Issue 42, item 7: the panel says what it read. A long document is summarized section by
@@ -522,9 +521,7 @@ TEST(AttentionPanelScope, SaysHowMuchOfTheDocumentItReads) {
     EXPECT_TRUE(panel.legend()->text().contains("Top: the first 4,096 of 20,480 tokens")) << panel.legend()->text().toStdString();
     EXPECT_FALSE(panel.legend()->text().contains("whole document")) << panel.legend()->text().toStdString();
     EXPECT_FALSE(panel.pattern_view()->reach_caption().contains("whole document"));
-    std::filesystem::create_directories("/tmp/issue42-shots-2");
-    QApplication::processEvents();
-    EXPECT_TRUE(panel.grab().save("/tmp/issue42-shots-2/attention-panel-reads-a-fifth.png"));
+    save_shot_if_asked(&panel, "attention-panel-reads-a-fifth.png");
 
     // What a capture of that document reports says the same.
     panel.tabs()->setCurrentIndex(1);
@@ -546,8 +543,7 @@ TEST(AttentionPanelScope, SaysHowMuchOfTheDocumentItReads) {
         if (l->text().contains("largest weight")) info_line = l;
     ASSERT_NE(info_line, nullptr);
     EXPECT_TRUE(info_line->text().contains("the first 4,096 of 20,480 tokens read")) << info_line->text().toStdString();
-    QApplication::processEvents();
-    EXPECT_TRUE(panel.grab().save("/tmp/issue42-shots-2/attention-panel-weights-reads-a-fifth.png"));
+    save_shot_if_asked(&panel, "attention-panel-weights-reads-a-fifth.png");
 
     // A document the model reads whole.
     panel.tabs()->setCurrentIndex(0);
@@ -556,8 +552,7 @@ TEST(AttentionPanelScope, SaysHowMuchOfTheDocumentItReads) {
     EXPECT_TRUE(panel.pattern_view()->reach_caption().endsWith("reads, across the whole document:"))
         << panel.pattern_view()->reach_caption().toStdString();
     EXPECT_TRUE(panel.legend()->text().contains("Top: the whole document")) << panel.legend()->text().toStdString();
-    QApplication::processEvents();
-    EXPECT_TRUE(panel.grab().save("/tmp/issue42-shots-2/attention-panel-reads-all.png"));
+    save_shot_if_asked(&panel, "attention-panel-reads-all.png");
 }
 
 // The window tells the panel how long the document is and how much of it one pass reads,

@@ -139,13 +139,6 @@ TEST_F(BatchDialogTest, CancelStopsAndKeepsFinishedWork) {
 }
 
 // PRECIS_SHOTS_DIR set: saves the widget there for review (tests/ui/screenshots_test.cpp).
-void save_shot_if_asked(QWidget* w, const QString& name) {
-    const QString dir = qEnvironmentVariable("PRECIS_SHOTS_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    EXPECT_TRUE(w->grab().save(dir + "/" + name)) << name.toStdString();
-}
-
 BatchCounts counts_of(const BatchOutcome& o) {
     BatchCounts c;
     c.total = o.total;
@@ -299,8 +292,7 @@ TEST_F(BatchDialogTest, TheStopQuestionClosesWhenTheBatchFinishesBehindIt) {
         QMessageBox* box = dialog->stop_question();
         if (box && box->isVisible() && !asked) {
             asked = true;
-            std::filesystem::create_directories("/tmp/issue42-shots-2");
-            box->grab().save(QStringLiteral("/tmp/issue42-shots-2/batch-stop-question.png"));
+            save_shot_if_asked(box, "batch-stop-question.png");
             gate->release();  // the batch goes on to its end while the question is up
         }
         if (box && clock.elapsed() > 90000) {  // never closed: end the test instead of hanging
@@ -318,7 +310,7 @@ TEST_F(BatchDialogTest, TheStopQuestionClosesWhenTheBatchFinishesBehindIt) {
     EXPECT_TRUE(dialog->isVisible()) << "the report stays to be read";
     EXPECT_FALSE(dialog->running());
     EXPECT_TRUE(dialog->report()->text().startsWith("Finished")) << dialog->report()->text().toStdString();
-    dialog->grab().save(QStringLiteral("/tmp/issue42-shots-2/batch-finished-after-question.png"));
+    save_shot_if_asked(dialog.get(), "batch-finished-after-question.png");
 }
 
 // Issue 42, item 9: the default model is called "(default)", as the status bar calls it, not
@@ -340,8 +332,7 @@ TEST_F(BatchDialogTest, NamesTheDefaultModelAsTheDefault) {
     const QString line = dialog.settings_line()->text();
     EXPECT_TRUE(line.startsWith("Model: tiny-sum (default)")) << line.toStdString();
     EXPECT_FALSE(line.contains("user model folder")) << line.toStdString();
-    std::filesystem::create_directories("/tmp/issue42-shots-2");
-    dialog.grab().save(QStringLiteral("/tmp/issue42-shots-2/batch-default-model-line.png"));
+    save_shot_if_asked(&dialog, "batch-default-model-line.png");
     // A folder chosen in Settings that is not the default keeps saying where it came from.
     dialog.set_settings(fixture_model_settings());
     EXPECT_FALSE(dialog.settings_line()->text().contains("(default)")) << dialog.settings_line()->text().toStdString();

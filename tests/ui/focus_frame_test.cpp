@@ -47,7 +47,7 @@ TEST(FocusFrame, AFocusedPaneDrawsItsBorderInTheHighlightColour) {
     pane->setFocus();
     ASSERT_TRUE(wait_until([&] { return pane->hasFocus(); }, 2000));
     const QColor focused = border_colour(pane);
-    pane->grab().save(QStringLiteral("/tmp/precis-focus-frame.png"));
+    save_shot_if_asked(pane, "focus-frame.png");
 
     EXPECT_NE(focused, quiet);
     EXPECT_EQ(focused, pane->palette().color(QPalette::Highlight)) << focused.name().toStdString();

@@ -19,13 +19,6 @@ namespace precis::test {
 namespace {
 
 // PRECIS_SHOTS_DIR set: saves the widget there for review (tests/ui/screenshots_test.cpp).
-void save_shot_if_asked(QWidget* w, const QString& name) {
-    const QString dir = qEnvironmentVariable("PRECIS_SHOTS_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    EXPECT_TRUE(w->grab().save(dir + "/" + name)) << name.toStdString();
-}
-
 IngestedDocument make_doc(const QString& title, const QString& text) {
     IngestedDocument d;
     d.path = QStringLiteral("/docs/%1.txt").arg(title);

@@ -95,7 +95,7 @@ TEST_F(MainWindowKeysTest, TabWalksTheChainAndIsNotTrappedInTheLibrary) {
     }
 
     window_->summary_panel()->passage_list()->setFocus();
-    window_->grab().save(QStringLiteral("/tmp/precis-keys-focus.png"));  // the focus frame on the passages
+    save_shot_if_asked(window_.get(), "keys-focus.png");  // the focus frame on the passages
 
     // Shift+Tab walks back: summary text -> document text -> library table.
     window_->summary_panel()->text_view()->setFocus();

@@ -104,7 +104,7 @@ TEST_F(OutlinePaneTest, ListsTheWholeDocumentThenEverySectionWithItsPosition) {
     EXPECT_EQ(panel()->summary_text(), kWhole);
     EXPECT_FALSE(panel()->section_caption()->isVisible());
     EXPECT_TRUE(outline()->selectionModel()->isRowSelected(0));
-    panel()->grab().save(QStringLiteral("/tmp/precis-outline-whole-document.png"));  // for looking at
+    save_shot_if_asked(panel(), "outline-whole-document.png");
     // The details line says the whole document was read, in sections.
     const QString details = panel()->details()->text();
     EXPECT_TRUE(details.contains(QStringLiteral("read all %1 tokens in 6 sections").arg(text_doc_.text.size() / 4)))

@@ -125,7 +125,7 @@ TEST_F(PdfPagesViewTest, ZoomFitWidthAndGoToPageFromTheKeyboard) {
     view_->resize(1024, 700);
     view_->canvas()->set_zoom(fit * 1.6);
     ASSERT_TRUE(wait_until([&] { return view_->visible_pages_rendered(); }, 20000));
-    view_->grab().save("/tmp/precis-pdf-zoomed.png");
+    save_shot_if_asked(view_.get(), "pdf-zoomed.png");
 }
 
 TEST_F(PdfPagesViewTest, MeasureOpeningA500PagePdf) {

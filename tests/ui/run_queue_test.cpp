@@ -134,7 +134,7 @@ TEST_F(RunQueueTest, SecondSummarizeQueuesAndTheQueueRunsInOrder) {
     // The status bar no longer says charlie waits: its entry is gone.
     EXPECT_FALSE(window_->statusBar()->currentMessage().contains("charlie.txt")) << window_->statusBar()->currentMessage().toStdString();
     QApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // lay out the shown panel, run nothing
-    window_->grab().save(QStringLiteral("/tmp/precis-queue.png"));  // the queue under the library, the named progress line
+    save_shot_if_asked(window_.get(), "queue.png");  // the queue under the library, the named progress line
 
     ASSERT_TRUE(wait_until([&] {
         return !window_->engine()->busy() && window_->library().summaries_for(a).size() == 1 &&

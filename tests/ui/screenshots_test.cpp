@@ -79,6 +79,8 @@ TEST_F(Screenshots, MainWindowWithSummaryAndHighlights) {
     ASSERT_FALSE(passages.isEmpty());
     window_->document_view()->reveal(passages.first());
     save(window_.get(), "main-window.png");
+    window_->resize(1024, 700);
+    save(window_.get(), "main-window-1024x700.png");
 }
 
 TEST_F(Screenshots, PdfPagesWithHighlights) {

@@ -4,6 +4,7 @@
 // selected in the settings, and helpers to wait for the engine thread.
 #include <QAbstractButton>
 #include <QApplication>
+#include <QDir>
 #include <QFile>
 #include <QMessageBox>
 #include <QSemaphore>
@@ -42,6 +43,16 @@ inline void use_fixture_model_settings() {
 }
 
 inline bool fixture_model_available() { return !fixture_test_model().dir.empty(); }
+
+// With PRECIS_SHOTS_DIR set, saves what `w` shows there as `name` (a screenshot to look at);
+// otherwise does nothing, so the suite writes no files of its own.
+inline void save_shot_if_asked(QWidget* w, const QString& name) {
+    const QString dir = qEnvironmentVariable("PRECIS_SHOTS_DIR");
+    if (dir.isEmpty()) return;
+    QDir().mkpath(dir);
+    QApplication::processEvents();
+    EXPECT_TRUE(w->grab().save(dir + "/" + name)) << name.toStdString();
+}
 
 // Waits (processing events) until `done` holds; generous because CI machines are shared.
 inline bool wait_until(const std::function<bool()>& done, int timeout_ms = 120000) {

@@ -34,13 +34,6 @@ namespace {
 using ui::MainWindow;
 
 // PRECIS_SHOTS_DIR set: saves the widget there for review (tests/ui/screenshots_test.cpp).
-void save_shot_if_asked(QWidget* w, const QString& name) {
-    const QString dir = qEnvironmentVariable("PRECIS_SHOTS_DIR");
-    if (dir.isEmpty()) return;
-    QApplication::processEvents();
-    EXPECT_TRUE(w->grab().save(dir + "/" + name)) << name.toStdString();
-}
-
 QStringList recent_files() { return QSettings().value(QStringLiteral("recent_files")).toStringList(); }
 
 class WindowDetailsTest : public ::testing::Test {
@@ -155,6 +148,17 @@ TEST_F(WindowDetailsTest, PassagePercentagesExplainThemselvesAndHistoryShowsWhol
     for (int i = 1; i < 3; ++i) EXPECT_EQ(history->visualItemRect(history->item(i)).height(), entry);
     EXPECT_GE(history->minimumHeight(), 3 * entry);
     window_->resize(1024, 700);
+    QApplication::processEvents();
+    // One line a passage, and at 1024x700 four of them in view (wrapped excerpts showed one
+    // and a half); each entry's tooltip holds the excerpt the line cuts short.
+    QListWidget* passages = panel->passage_list();
+    ASSERT_GT(passages->count(), 0);
+    const int line = passages->visualItemRect(passages->item(0)).height();
+    EXPECT_LE(line, 2 * passages->fontMetrics().lineSpacing());
+    EXPECT_GE(passages->viewport()->height(), 4 * line);
+    const QListWidgetItem* first = passages->item(0);
+    const QString excerpt = first->text().section(QStringLiteral(" — "), 1);
+    if (!excerpt.isEmpty()) EXPECT_TRUE(first->toolTip().contains(excerpt.left(40).toHtmlEscaped())) << first->toolTip().toStdString();
     save_shot_if_asked(window_.get(), "main-window-history-1024x700.png");
 }
 
