@@ -1,0 +1,2 @@
+// Compiled only so that a test folder's precompiled header has a target to be built by
+// (tests/CMakeLists.txt); it defines nothing.

@@ -1,0 +1,3 @@
+#pragma once
+// The engine tests' precompiled header (tests/CMakeLists.txt).
+#include "tests/support/precompiled_common.h"

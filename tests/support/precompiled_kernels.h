@@ -1,0 +1,3 @@
+#pragma once
+// The kernel tests' precompiled header (tests/CMakeLists.txt).
+#include "tests/support/precompiled_common.h"
