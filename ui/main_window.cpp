@@ -34,6 +34,7 @@
 #include "ui/library_panel.h"
 #include "ui/model_banner.h"
 #include "ui/model_folder_watcher.h"
+#include "ui/open_documents_dialog.h"
 #include "ui/quit_keys.h"
 #include "ui/recent_files.h"
 #include "ui/run_queue_panel.h"
@@ -270,9 +271,9 @@ void MainWindow::open_file(const QString& path, const QString& password) {
 void MainWindow::choose_files() {
     const QString start = recent_->files().isEmpty() ? QString::fromStdString(samples_dir().string())
                                                      : QFileInfo(recent_->files().first()).absolutePath();
-    const QStringList files = QFileDialog::getOpenFileNames(this, tr("Open documents"), start,
-                                                            tr("Documents (*.pdf *.txt *.text *.md *.markdown);;All files (*)"));
-    for (const QString& f : files) open_file(path_from_dialog(f));  // Qt's decoding lost bytes that are not UTF-8
+    const std::unique_ptr<QFileDialog> dialog = make_open_documents_dialog(this, start);
+    if (dialog->exec() != QDialog::Accepted) return;
+    for (const QString& f : dialog->selectedFiles()) open_file(path_from_dialog(f));  // Qt's decoding lost bytes that are not UTF-8
 }
 
 void MainWindow::cancel_run() {

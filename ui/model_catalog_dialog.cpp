@@ -8,10 +8,12 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QThread>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <utility>
 
 #include "app/models/model_store.h"
@@ -50,7 +52,7 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
     table_ = new QTableWidget(0, ColCount, this);
     table_->setObjectName("catalog");
     table_->setHorizontalHeaderLabels(
-        {tr("Model"), tr("Task"), tr("Good for"), tr("Input"), tr("ROUGE"), tr("Size"), tr("Licence"), QString()});
+        {tr("Model"), tr("Task"), tr("Good for"), tr("Input"), tr("ROUGE-1 / 2 / L / Lsum"), tr("Size"), tr("Licence"), QString()});
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -137,7 +139,7 @@ ModelCatalogDialog::ModelCatalogDialog(QWidget* parent, ModelCatalogOptions opti
     }
     fill_table();
     if (!entries_.empty()) table_->selectRow(0);
-    resize(fit_size(QSize(1000, 560), available_screen(this)));
+    resize(fit_size(comfortable_size(), available_screen(this)));
     update_buttons();
 }
 
@@ -149,21 +151,36 @@ ModelCatalogDialog::~ModelCatalogDialog() {
     }
 }
 
+QSize ModelCatalogDialog::comfortable_size() const {
+    // As wide as the table's columns with nothing cut ("Good for" and ROUGE were cut at a
+    // fixed 1000 pixels on a 1600-pixel screen); a narrower screen elides the "Good for"
+    // column, whose whole text is each cell's tooltip.
+    const QAbstractItemView* view = table_;  // QTableView hides the public size hint
+    int columns = 2 * table_->frameWidth() + table_->verticalScrollBar()->sizeHint().width();
+    for (int c = 0; c < ColCount; ++c)
+        columns += std::max(view->sizeHintForColumn(c), table_->horizontalHeader()->sectionSizeHint(c));
+    const QMargins margins = layout()->contentsMargins();
+    return {std::max(1000, columns + margins.left() + margins.right()), 560};
+}
+
 void ModelCatalogDialog::fill_table() {
     const std::vector<ModelInfo> have = installed_models(options_.models_root);
     table_->setRowCount(int(entries_.size()));
     for (int row = 0; row < int(entries_.size()); ++row) {
         const CatalogEntry& e = entries_[size_t(row)];
+        // Every cell's tooltip has the model's whole description, which a narrow screen cuts.
+        const QString about = e.good_for + (e.rouge.isEmpty() ? QString() : QStringLiteral("\n") + tr("ROUGE-1 / 2 / L / Lsum on %1: %2").arg(e.rouge_dataset, e.rouge_figures));
         auto set = [&](int col, const QString& text) {
             auto* item = new QTableWidgetItem(text);
-            if (!e.rouge.isEmpty()) item->setToolTip(tr("ROUGE on %1").arg(e.rouge));
+            item->setToolTip(about);
             table_->setItem(row, col, item);
         };
         set(ColModel, e.repo + (e.recommended ? tr("  (recommended)") : QString()));
         set(ColTask, e.task);
         set(ColGoodFor, e.good_for);
         set(ColInput, QString::number(e.input_tokens) + (e.attention == "LSG" ? tr(" LSG") : QString()));
-        set(ColRouge, e.rouge.isEmpty() ? tr("–") : e.rouge);  // as `precis model catalog` shows them
+        // The figures alone keep the column narrow; the dataset they were measured on is in the tooltip.
+        set(ColRouge, e.rouge.isEmpty() ? tr("–") : e.rouge_figures);
         set(ColSize, e.params_millions ? "~" + format_bytes(e.approx_bytes()) : tr("?"));
         set(ColLicence, e.licence.isEmpty() ? tr("see card") : e.licence);
         set(ColState, is_installed(e, have) ? tr("installed") : QString());

@@ -56,6 +56,9 @@ public:
     QPushButton* keep_default_button() const { return keep_default_; }
     QString status_text() const;
     const std::vector<models::CatalogEntry>& entries() const { return entries_; }
+    // The size that shows every column whole; the dialog opens at it, fitted to the screen.
+    QSize comfortable_size() const;
+    QTableWidget* table() const { return table_; }
     void reject() override;  // cancels a running download first
 
 signals:

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "app/paths.h"
 #include "engine/core/error.h"
@@ -17,12 +18,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr std::pair<const char*, const char*> kRougeKeys[] = {{"r1", "R1"}, {"r2", "R2"}, {"rl", "RL"}, {"rlsum", "RLsum"}};
+
 QString rouge_text(const QJsonObject& r) {
     QStringList parts;
-    for (auto [key, label] : {std::pair{"r1", "R1"}, {"r2", "R2"}, {"rl", "RL"}, {"rlsum", "RLsum"}})
+    for (auto [key, label] : kRougeKeys)
         if (r.contains(key)) parts << QStringLiteral("%1 %2").arg(label).arg(r.value(key).toDouble(), 0, 'f', 2);
     if (parts.isEmpty()) return {};
     return parts.join(" / ") + QStringLiteral(" (%1)").arg(r.value("dataset").toString());
+}
+
+// The four figures alone, a dash for one the card does not state.
+QString rouge_figures(const QJsonObject& r) {
+    QStringList parts;
+    for (auto [key, label] : kRougeKeys)
+        parts << (r.contains(key) ? QString::number(r.value(key).toDouble(), 'f', 2) : QStringLiteral("–"));
+    return parts.join(QStringLiteral(" / "));
 }
 
 }  // namespace
@@ -47,7 +58,12 @@ std::vector<CatalogEntry> load_catalog(const fs::path& path_in) {
         e.attention = o.value("attention").toString();
         e.params_millions = o.value("params_millions").toInt();
         e.licence = o.value("licence").toString();
-        e.rouge = rouge_text(o.value("rouge").toObject());
+        const QJsonObject rouge = o.value("rouge").toObject();
+        e.rouge = rouge_text(rouge);
+        if (!e.rouge.isEmpty()) {
+            e.rouge_figures = rouge_figures(rouge);
+            e.rouge_dataset = rouge.value("dataset").toString();
+        }
         e.offer_lsg_conversion = o.value("offer_lsg_conversion").toInt();
         e.recommended = o.value("recommended").toBool();
         entries.push_back(std::move(e));

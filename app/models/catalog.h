@@ -18,6 +18,8 @@ struct CatalogEntry {
     int params_millions = 0;  // as the model card states it; 0: not confirmed
     QString licence;     // empty: not confirmed from the model card
     QString rouge;       // "R1 47.37 / R2 21.74 / RL 28.59 / RLsum 43.67 (dataset)", empty if none
+    QString rouge_figures;  // "47.37 / 21.74 / 28.59 / 43.67" (R1 / R2 / RL / RLsum), for a table column
+    QString rouge_dataset;  // "scientific_papers pubmed test"
     int offer_lsg_conversion = 0;  // >0: a plain BART offered converted to LSG with this many positions
     bool recommended = false;
 

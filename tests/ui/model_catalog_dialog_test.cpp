@@ -19,6 +19,7 @@
 #include "tests/support/fake_hub.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/model_catalog_dialog.h"
+#include "ui/screen_fit.h"
 #include "ui/settings_dialog.h"
 
 namespace precis::test {
@@ -98,7 +99,8 @@ TEST_F(ModelCatalogDialogTest, DownloadsTheSelectedModelWithProgressSpeedAndTime
     EXPECT_TRUE(models::describe_model(dir).usable);
     EXPECT_EQ(bar->value(), 1000);
     EXPECT_EQ(table->item(0, 7)->text(), "installed");
-    EXPECT_TRUE(table->item(0, 4)->text().contains("R1 1")) << table->item(0, 4)->text().toStdString();  // ROUGE
+    // ROUGE: the card's R1 alone, the others a dash.
+    EXPECT_EQ(table->item(0, 4)->text(), "1.00 / – / – / –") << table->item(0, 4)->text().toStdString();
 }
 
 // A repository that is not in the catalog downloads from the same dialog, with the command
@@ -143,6 +145,33 @@ TEST_F(ModelCatalogDialogTest, AnErrorIsShownInOneSentence) {
     ASSERT_TRUE(wait_until([&] { return !dialog_->downloading(); }));
     EXPECT_TRUE(dialog_->status_text().contains("set HF_TOKEN")) << dialog_->status_text().toStdString();
     EXPECT_FALSE(fs::exists(options_.models_root / "bart-tiny-realvocab"));
+}
+
+TEST(ModelCatalogLayout, WithRoomEveryColumnIsWholeAndTheDescriptionIsInEveryTooltip) {
+    ui::ModelCatalogDialog dialog;
+    ASSERT_FALSE(dialog.entries().empty());
+    QTableWidget* table = dialog.table();
+    // A 1600-pixel screen has room for it: opened there, no column is cut ("Good for" and
+    // ROUGE were, at a fixed 1000 pixels).
+    const QSize size = dialog.comfortable_size();
+    EXPECT_LE(size.width(), 1600 - ui::kFrameWidth);
+    dialog.resize(size);
+    dialog.show();
+    QApplication::processEvents();
+    const QAbstractItemView* view = table;
+    for (int c = 0; c < table->columnCount(); ++c)
+        EXPECT_GE(table->columnWidth(c), view->sizeHintForColumn(c)) << "column " << c << " is cut";
+    const models::CatalogEntry& first = dialog.entries().front();
+    for (int c = 0; c + 1 < table->columnCount(); ++c)
+        EXPECT_TRUE(table->item(0, c)->toolTip().startsWith(first.good_for)) << c;
+    // ROUGE as four figures under one header, the dataset in the tooltip.
+    ASSERT_FALSE(first.rouge.isEmpty());
+    const QString figures = table->item(0, 4)->text();
+    EXPECT_EQ(figures.count(QStringLiteral(" / ")), 3) << figures.toStdString();
+    EXPECT_FALSE(figures.contains('(')) << figures.toStdString();
+    EXPECT_TRUE(table->item(0, 4)->toolTip().contains(first.rouge_dataset));
+    EXPECT_TRUE(table->horizontalHeaderItem(4)->text().startsWith("ROUGE"));
+    save_shot_if_asked(&dialog, "catalog-comfortable.png");
 }
 
 TEST(ModelCatalogFromSettings, TheDownloadButtonOpensTheCatalogWithTheBundledModels) {
