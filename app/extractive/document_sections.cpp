@@ -60,6 +60,18 @@ bool opens_body(QStringView paragraph, size_t sentences, int words) {
     return (sentences > 1 || words > 12) && !in_title_case(paragraph);
 }
 
+// A run-in heading: a paragraph's first sentence that only names what follows ("Summary of
+// the main points. Rivers are shaped by..."; "Background and scope."): a section word, then
+// nothing, "of", "and" or a colon. "Results were clear." is a sentence.
+bool is_run_in_heading(QStringView sentence, int words) {
+    if (words > 6) return false;
+    static const QRegularExpression run_in(
+        QStringLiteral(R"(^(summary|conclusions?|introduction|background|overview|abstract|discussion|results|methods|)"
+                       R"(methodology|recommendations|findings|scope|purpose|objectives|acknowledge?ments)\s*($|[.:]|of\b|and\b))"),
+        QRegularExpression::CaseInsensitiveOption);
+    return run_in.match(sentence).hasMatch();
+}
+
 }  // namespace
 
 bool looks_like_heading(QStringView text, int words) {
@@ -132,10 +144,13 @@ std::vector<bool> heading_sentences(const text::SegmentedText& segmented, const 
                                       .simplified();
         const bool front_matter = !in_body && first == last && paragraph_words <= kMaxFrontMatterWords &&
                                   in_title_case(paragraph);
-        if (front_matter || looks_like_heading(paragraph, paragraph_words))
+        if (front_matter || looks_like_heading(paragraph, paragraph_words)) {
             for (size_t i = first; i <= last; ++i) heading[i] = true;
-        else if (opens_body(paragraph, last - first + 1, paragraph_words))
-            in_body = true;
+        } else {
+            if (last > first && is_run_in_heading(text::sentence_text(segmented, sentences[first]), words[first]))
+                heading[first] = true;
+            if (opens_body(paragraph, last - first + 1, paragraph_words)) in_body = true;
+        }
         first = last + 1;
     }
     return heading;

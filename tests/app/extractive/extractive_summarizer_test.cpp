@@ -301,6 +301,21 @@ TEST(ExtractiveSummarizer, TheDocumentsWordsIncludeWhatIsNoSentence) {
     EXPECT_EQ(s.document_words, 37);
 }
 
+TEST(ExtractiveSummarizer, ARunInHeadingIsNotASummarySentence) {
+    // "Summary of the main points." opens the bundled sample's last paragraph: it names what
+    // follows and says nothing. "Results were clear." starts the same way and is a sentence.
+    const QString text = QStringLiteral(
+        "Rivers shape their valleys slowly, grain by grain, season after season, over thousands of years.\n\n"
+        "Summary of the main points. Rivers are shaped by the balance between the water that falls on a "
+        "catchment and the paths open to it. Their channels branch, meander and spread fertile plains.\n\n"
+        "Results were clear. Gauges on the river recorded every flood of the last century in detail.\n");
+    ExtractiveOptions o;
+    o.budget = {BudgetUnit::Sentences, 6};
+    const ExtractiveSummary s = summarize_extractive(text, o);
+    EXPECT_FALSE(s.text.contains("Summary of the main points")) << s.text.toStdString();
+    EXPECT_TRUE(s.text.contains("Rivers are shaped by the balance")) << s.text.toStdString();
+}
+
 TEST(ExtractiveSummarizer, ANewsDatelineIsNotPartOfTheSummary) {
     ExtractiveOptions o;
     o.budget = {BudgetUnit::Sentences, 1};
