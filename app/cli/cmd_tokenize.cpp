@@ -47,13 +47,13 @@ int print_windows(const std::string& file, const Tokenizer& tok, int max_tokens)
     IngestOptions ingest;
     ingest.should_abort = [] { return cancel_requested(); };
     const IngestedDocument doc = ingest_file(path_from_native(file), ingest);
-    const std::vector<longdoc::ModelWindow> windows =
-        longdoc::cut_into_windows({doc.text, doc.page_offsets, doc.outline}, tok, max_tokens, ingest.should_abort);
+    const longdoc::LongDocument whole{doc.text, doc.page_offsets, doc.outline};
+    const std::vector<longdoc::ModelWindow> windows = longdoc::cut_into_windows(whole, tok, max_tokens, ingest.should_abort);
     if (windows.empty()) throw Error(file + ": the document has no text to cut into windows");
     for (const longdoc::ModelWindow& w : windows) {
         nlohmann::json o = outline_json({longdoc::outline_entry(w.place, {})})[0];
         o.erase("summary");
-        o["ids"] = w.ids;
+        o["ids"] = longdoc::window_ids(tok, longdoc::window_text(whole, w));
         std::cout << o.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     }
     return 0;

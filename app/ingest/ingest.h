@@ -20,7 +20,7 @@ namespace precis {
 struct IngestOptions {
     QString password;                       // for encrypted PDFs; empty = none
     qint64 max_bytes = 200LL * 1024 * 1024;  // larger files are refused (TooLarge)
-    qsizetype max_text_chars = 20'000'000;    // so is more text than this (about 5 million tokens)
+    qsizetype max_text_chars = 80'000'000;    // so is more text than this (about 13 million words)
     // A PDF whose opening or any one page takes longer than this is given up as damaged
     // (Poppler can loop for hours on a broken object graph: pdf_reader_process.h).
     std::chrono::milliseconds pdf_stall_limit{30'000};

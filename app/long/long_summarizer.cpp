@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 
 #include "app/long/section_store.h"
@@ -48,6 +49,12 @@ std::string model_identity(const Model& m) {
 
 }  // namespace
 
+std::string window_text(const LongDocument& doc, const ModelWindow& w) {
+    return doc.text.mid(w.place.start, w.place.end - w.place.start).toStdString();
+}
+
+std::vector<int64_t> window_ids(const Tokenizer& tok, const std::string& text) { return tok.encode(text, true); }
+
 // The windows, each encoding to at most `readable` ids: planned short of the limit, and
 // planned again shorter in the rare case one still encodes longer.
 std::vector<ModelWindow> cut_into_windows(const LongDocument& doc, const Tokenizer& tok, int readable,
@@ -62,12 +69,12 @@ std::vector<ModelWindow> cut_into_windows(const LongDocument& doc, const Tokeniz
         size_t bytes = 0;
         for (SectionWindow& w : plan_section_windows({doc.text, doc.page_offsets, doc.outline}, limit, count, should_abort)) {
             ModelWindow x;
-            x.text = doc.text.mid(w.start, w.end - w.start).toStdString();
-            x.ids = tok.encode(x.text, true);
+            const std::string text = doc.text.mid(w.start, w.end - w.start).toStdString();
+            const int ids = int(window_ids(tok, text).size());
             x.byte_start = bytes;
-            bytes += x.text.size();
-            over = std::max(over, int(x.ids.size()) - readable);
-            w.tokens = int(x.ids.size()) - 2;
+            bytes += text.size();
+            over = std::max(over, ids - readable);
+            w.tokens = ids - 2;
             x.place = std::move(w);
             out.push_back(std::move(x));
         }
@@ -106,6 +113,7 @@ namespace {
 
 // What every pass of one section-by-section summary shares.
 struct SectionRun {
+    const LongDocument& doc;
     const Summarizer& summarizer;
     const Tokenizer& tok;
     const SummarizeOptions& options;
@@ -118,16 +126,16 @@ struct SectionRun {
     double encode_seconds = 0;
 
     // Every window's summary (empty for one that failed, which a notice names), those kept
-    // in the store taken from it, the others made together and kept as each finishes.
+    // in the store taken from it, the others made together and kept as each finishes; their
+    // ids made a few hundred windows at a time (LongOptions::windows_at_once).
     std::vector<std::string> summarize_windows(const std::vector<ModelWindow>& windows) {
         const int n = int(windows.size());
         const std::string identity = model_identity(summarizer.model()), settings = settings_of(options, readable);
         std::vector<std::string> summaries(static_cast<size_t>(n)), keys(static_cast<size_t>(n));
-        std::vector<std::vector<int64_t>> todo_ids;
         std::vector<int> todo;
         int done = 0;
         for (int i = 0; i < n; ++i) {
-            keys[size_t(i)] = section_key(identity, settings, windows[size_t(i)].text);
+            keys[size_t(i)] = section_key(identity, settings, window_text(doc, windows[size_t(i)]));
             if (long_options.store)
                 if (std::optional<std::string> kept = long_options.store->find(keys[size_t(i)])) {
                     summaries[size_t(i)] = std::move(*kept);
@@ -136,30 +144,36 @@ struct SectionRun {
                     continue;
                 }
             todo.push_back(i);
-            todo_ids.push_back(windows[size_t(i)].ids);
         }
         if (progress.sections) progress.sections(done, n);
         std::string first_failure;
-        ManySummariesCallbacks on;
-        on.done = [&](int k, SummaryResult r) {
-            const int i = todo[size_t(k)];
-            summaries[size_t(i)] = r.text;
-            if (long_options.store) long_options.store->keep(keys[size_t(i)], r.text);
-            encode_seconds += r.encode_seconds;
-            tree.set_window_sources(i, std::move(r.source_weights), std::move(r.source_spans), windows[size_t(i)].byte_start);
-            ++done;
-            if (progress.sections) progress.sections(done, n);
-        };
-        on.failed = [&](int k, const std::string& why) {
-            const int i = todo[size_t(k)];
-            const std::string line = "section " + std::to_string(i + 1) + " of " + std::to_string(n) + " (" +
-                                     windows[size_t(i)].place.title.toStdString() + ") could not be summarized: " + why;
-            if (first_failure.empty()) first_failure = line;
-            callbacks.notice(line);
-            ++done;
-            if (progress.sections) progress.sections(done, n);
-        };
-        if (!todo.empty()) summarizer.summarize_many(todo_ids, options, long_options.batch_size, on, callbacks);
+        const size_t at_once = size_t(std::max({1, long_options.windows_at_once, 4 * long_options.batch_size}));
+        for (size_t from = 0; from < todo.size(); from += at_once) {
+            const size_t to = std::min(todo.size(), from + at_once);
+            std::vector<std::vector<int64_t>> ids;
+            ids.reserve(to - from);
+            for (size_t k = from; k < to; ++k) ids.push_back(window_ids(tok, window_text(doc, windows[size_t(todo[k])])));
+            ManySummariesCallbacks on;
+            on.done = [&](int k, SummaryResult r) {
+                const int i = todo[from + size_t(k)];
+                summaries[size_t(i)] = r.text;
+                if (long_options.store) long_options.store->keep(keys[size_t(i)], r.text);
+                encode_seconds += r.encode_seconds;
+                tree.set_window_sources(i, std::move(r.source_weights), std::move(r.source_spans), windows[size_t(i)].byte_start);
+                ++done;
+                if (progress.sections) progress.sections(done, n);
+            };
+            on.failed = [&](int k, const std::string& why) {
+                const int i = todo[from + size_t(k)];
+                const std::string line = "section " + std::to_string(i + 1) + " of " + std::to_string(n) + " (" +
+                                         windows[size_t(i)].place.title.toStdString() + ") could not be summarized: " + why;
+                if (first_failure.empty()) first_failure = line;
+                callbacks.notice(line);
+                ++done;
+                if (progress.sections) progress.sections(done, n);
+            };
+            summarizer.summarize_many(ids, options, long_options.batch_size, on, callbacks);
+        }
         if (join(summaries, 0, n).empty()) throw Error(first_failure.empty() ? "no section could be summarized" : first_failure);
         return summaries;
     }
@@ -202,20 +216,26 @@ struct SectionRun {
 LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const SummarizeOptions& options,
                            const LongOptions& long_options, const LongProgress& progress, const RunCallbacks& callbacks) {
     const Tokenizer& tok = require_tokenizer(s.model());
-    const std::string utf8 = doc.text.toStdString();
-    if (is_blank(utf8)) throw Error("the document has no text to summarize");
-    std::vector<int64_t> ids = tok.encode(utf8, true);
     const int readable = readable_input_tokens(s.model(), options.attention, options.max_input_tokens);
     LongSummary out;
     out.trained_tokens = s.model().trained_input_tokens();
-    const int tokens = int(ids.size());
-    if (tokens > readable && long_options.mode == LongMode::Extend)
-        throw Error("the document has " + std::to_string(tokens) + " tokens and the model, extended, reads " +
-                    std::to_string(readable) + ": summarize it in sections (--long sections or auto)");
-    if (tokens <= readable || long_options.mode == LongMode::Truncate) {
-        out.summary = s.summarize_ids(std::move(ids), options, callbacks);
-        out.reading = one_pass_reading(out.summary, out.trained_tokens);
-        return out;
+    int tokens = 0;
+    {  // the whole document's ids only while a pass may read them all (sections make their own)
+        std::vector<int64_t> ids;
+        {
+            const std::string utf8 = doc.text.toStdString();
+            if (is_blank(utf8)) throw Error("the document has no text to summarize");
+            ids = tok.encode(utf8, true);
+        }
+        tokens = int(ids.size());
+        if (tokens > readable && long_options.mode == LongMode::Extend)
+            throw Error("the document has " + std::to_string(tokens) + " tokens and the model, extended, reads " +
+                        std::to_string(readable) + ": summarize it in sections (--long sections or auto)");
+        if (tokens <= readable || long_options.mode == LongMode::Truncate) {
+            out.summary = s.summarize_ids(std::move(ids), options, callbacks);
+            out.reading = one_pass_reading(out.summary, out.trained_tokens);
+            return out;
+        }
     }
 
     // Section by section: the windows, the combining passes, the final pass.
@@ -223,7 +243,7 @@ LongSummary summarize_long(const Summarizer& s, const LongDocument& doc, const S
     out.reading = LongReading::Sections;
     const std::vector<ModelWindow> windows = cut_into_windows(doc, tok, readable, callbacks.should_abort);
     SourceTree tree(int(windows.size()));
-    SectionRun run{s, tok, options, long_options, progress, callbacks, readable, tree, out};
+    SectionRun run{doc, s, tok, options, long_options, progress, callbacks, readable, tree, out};
     std::vector<std::string> summaries = run.summarize_windows(windows);
     for (size_t i = 0; i < windows.size(); ++i)
         out.sections.push_back(outline_entry(windows[i].place, QString::fromStdString(summaries[i])));

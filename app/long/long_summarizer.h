@@ -46,6 +46,10 @@ inline bool beyond_one_pass(LongMode mode, int tokens, int readable) {
 struct LongOptions {
     LongMode mode = LongMode::Auto;
     int batch_size = 0;             // windows summarized together (0: as memory and speed call for)
+    // Windows whose ids are made and handed to the engine at once: many more than it runs
+    // together, so its batch stays full, and few enough that their ids are a few MB rather
+    // than another copy of a long document (at least 4 x batch_size).
+    int windows_at_once = 256;
     SectionStore* store = nullptr;  // where finished windows are kept; null: nowhere
 };
 
@@ -76,13 +80,16 @@ struct LongSummary {
     int trained_tokens = 0;    // the model's trained input length
 };
 
-// One window as the model reads it.
+// One window as the model reads it: where it lies. Its text and ids are made again when it
+// is read (window_text, window_ids), a few hundred windows at a time, so that the windows
+// of a 10-million-word document hold no second and third copy of it.
 struct ModelWindow {
-    SectionWindow place;       // where it is in the document, its title and pages
-    std::string text;          // its UTF-8 text
-    std::vector<int64_t> ids;  // framed with bos/eos: at most `readable` of them
-    size_t byte_start = 0;     // where its text starts in the document's UTF-8
+    SectionWindow place;    // where it is in the document (place.tokens: its ids, bos/eos aside), its title and pages
+    size_t byte_start = 0;  // where its text starts in the document's UTF-8
 };
+std::string window_text(const LongDocument& document, const ModelWindow& window);  // UTF-8
+// Framed with bos/eos: at most the `readable` ids cut_into_windows was given.
+std::vector<int64_t> window_ids(const Tokenizer& tokenizer, const std::string& window_text);
 
 // The windows a section-by-section summary reads for a model that reads `readable` tokens
 // (what summarize_long cuts; `precis tokenize --windows` prints them).

@@ -8,6 +8,7 @@
 
 #include <QStringList>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <numeric>
@@ -117,6 +118,29 @@ TEST_F(LongSummarizer, ALongDocumentIsSummarizedSectionBySectionThenCombined) {
     EXPECT_TRUE(s.sections[0].title.startsWith(QStringLiteral("CHAPTER 1.")));
     EXPECT_GE(s.levels, 1);
     EXPECT_FALSE(s.summary.text.empty());
+}
+
+TEST_F(LongSummarizer, WindowsHandedOverAFewAtATimeGiveTheSameSummaries) {
+    // A 10-million-word document's windows are tokenized and handed to the engine a few
+    // hundred at a time; here three at a time, so the windows span several hand-overs.
+    const QString text = chapters(6, 3);
+    const LongSummary all = run(text);
+    LongOptions few;
+    few.windows_at_once = 3;
+    std::vector<int> progress;
+    LongProgress p;
+    p.sections = [&](int done, int total) {
+        EXPECT_EQ(total, int(all.sections.size()));
+        progress.push_back(done);
+    };
+    const LongSummary s = run(text, few, p);
+    ASSERT_GT(int(all.sections.size()), 2 * few.windows_at_once);
+    ASSERT_EQ(s.sections.size(), all.sections.size());
+    for (qsizetype i = 0; i < s.sections.size(); ++i) EXPECT_EQ(s.sections[i].summary, all.sections[i].summary) << i;
+    EXPECT_EQ(s.summary.ids, all.summary.ids);
+    ASSERT_FALSE(progress.empty());
+    EXPECT_TRUE(std::is_sorted(progress.begin(), progress.end()));
+    EXPECT_EQ(progress.back(), int(all.sections.size()));
 }
 
 TEST_F(LongSummarizer, SectionSummariesTooLongToReadTogetherAreCombinedInMoreThanOneLevel) {
