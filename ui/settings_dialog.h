@@ -65,7 +65,7 @@ private:
     void update_enabled();
     // With an override unticked, its boxes show (greyed) the values runs will use: the chosen
     // model's own LSG settings and generation_config; the user's override values wait in
-    // override_ meanwhile.
+    // override_ meanwhile (settings_overrides.cpp).
     void show_model_values();
     void show_lsg_override();
     void keep_lsg_override();
