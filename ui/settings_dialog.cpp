@@ -302,26 +302,9 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
     connect(attention_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
     connect(device_, &QComboBox::currentIndexChanged, this, &SettingsDialog::update_enabled);
     connect(lsg_override_, &QCheckBox::toggled, this, &SettingsDialog::update_enabled);
-    // Ticked, an override shows its own values to edit; unticked, the model's (greyed), the
-    // edit kept for the next tick.
-    connect(lsg_override_, &QCheckBox::toggled, this, [this](bool on) {
-        if (on) {
-            show_lsg_override();
-            lsg_override_->setToolTip(QString());
-        } else {
-            keep_lsg_override();
-            show_model_values();
-        }
-    });
-    connect(generation_box_, &QGroupBox::toggled, this, [this](bool on) {
-        if (on) {
-            show_generation_override();
-            generation_box_->setToolTip(QString());
-        } else {
-            keep_generation_override();
-            show_model_values();
-        }
-    });
+    // Ticked, an override shows its own values to edit; unticked, the model's (greyed).
+    connect(lsg_override_, &QCheckBox::toggled, this, [this](bool on) { follow_override(lsg_override_, on); });
+    connect(generation_box_, &QGroupBox::toggled, this, [this](bool on) { follow_override(generation_box_, on); });
     connect(model_dir_, &QLineEdit::textChanged, this, &SettingsDialog::show_model_values);
     connect(default_model_->combo(), &QComboBox::currentIndexChanged, this, &SettingsDialog::show_model_values);
     connect(buttons, &QDialogButtonBox::accepted, this, &SettingsDialog::accept);
@@ -390,7 +373,9 @@ void SettingsDialog::load(const EngineSettings& s) {
 }
 
 EngineSettings SettingsDialog::settings() const {
-    EngineSettings s;
+    // Unticked, the LSG and generation boxes show the model's values: the override's own
+    // (override_) are kept for next time.
+    EngineSettings s = override_;
     s.method = method_->currentData().toString();
     s.extractive_sentences = extractive_sentences_->value();
     s.model_dir = model_dir_->text().trimmed();
@@ -399,24 +384,13 @@ EngineSettings SettingsDialog::settings() const {
     s.compute_type = compute_type_->currentData().toString();
     s.attention = attention_->currentData().toString();
     s.lsg_override = lsg_override_->isChecked();
-    // Unticked, the boxes show the model's values; the override's own are kept for next time.
-    const bool lsg = s.lsg_override;
-    s.sparsity_type = lsg ? SparsityType(sparsity_type_->currentData().toInt()) : override_.sparsity_type;
-    s.block_size = lsg ? block_size_->value() : override_.block_size;
-    s.sparse_block_size = lsg ? sparse_block_size_->value() : override_.sparse_block_size;
-    s.sparsity_factor = lsg ? sparsity_factor_->value() : override_.sparsity_factor;
-    s.num_global_tokens = lsg ? num_global_->value() : override_.num_global_tokens;
+    if (s.lsg_override) read_lsg_boxes(s);
     s.fovea_block_size = fovea_block_->value();
     s.fovea_wing = fovea_wing_->value();
     s.max_positions = max_positions_->value();
     s.long_mode = long_mode_->currentData().toString();
     s.generation_override = generation_box_->isChecked();
-    const bool shown = s.generation_override;
-    s.num_beams = shown ? beams_->value() : override_.num_beams;
-    s.length_penalty = shown ? length_penalty_->value() : override_.length_penalty;
-    s.min_length = shown ? min_length_->value() : override_.min_length;
-    s.max_length = shown ? max_length_->value() : override_.max_length;
-    s.no_repeat_ngram_size = shown ? no_repeat_->value() : override_.no_repeat_ngram_size;
+    if (s.generation_override) read_generation_boxes(s);
     s.classifier = classifier_->settings();
     return s;
 }

@@ -67,10 +67,13 @@ private:
     // model's own LSG settings and generation_config; the user's override values wait in
     // override_ meanwhile (settings_overrides.cpp).
     void show_model_values();
-    void show_lsg_override();
-    void keep_lsg_override();
+    void show_lsg_override();         // override_'s values in the boxes
     void show_generation_override();
-    void keep_generation_override();
+    void follow_override(QWidget* box, bool ticked);  // lsg_override_ or generation_box_ toggled
+    void show_lsg(const LsgSettings& lsg);
+    void show_generation(const GenerationConfig& generation);
+    void read_lsg_boxes(EngineSettings& s) const;
+    void read_generation_boxes(EngineSettings& s) const;
     void show_devices();
     void import_model();
     void end_import(const QString& note);

@@ -19,36 +19,62 @@
 
 namespace precis::ui {
 
-void SettingsDialog::show_lsg_override() {
-    sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(override_.sparsity_type))));
-    block_size_->setValue(override_.block_size);
-    sparse_block_size_->setValue(override_.sparse_block_size);
-    sparsity_factor_->setValue(override_.sparsity_factor);
-    num_global_->setValue(override_.num_global_tokens);
+// One writer and one reader of each group of boxes, whatever the values' source: the
+// override's, or the model's own config.
+void SettingsDialog::show_lsg(const LsgSettings& l) {
+    sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(l.sparsity_type))));
+    block_size_->setValue(l.block_size);
+    sparse_block_size_->setValue(l.sparse_block_size);
+    sparsity_factor_->setValue(l.sparsity_factor);
+    num_global_->setValue(l.num_global_tokens);
 }
 
-void SettingsDialog::keep_lsg_override() {
-    override_.sparsity_type = SparsityType(sparsity_type_->currentData().toInt());
-    override_.block_size = block_size_->value();
-    override_.sparse_block_size = sparse_block_size_->value();
-    override_.sparsity_factor = sparsity_factor_->value();
-    override_.num_global_tokens = num_global_->value();
+void SettingsDialog::show_generation(const GenerationConfig& g) {
+    beams_->setValue(g.num_beams);
+    length_penalty_->setValue(g.length_penalty);
+    min_length_->setValue(g.min_length);
+    // HF's max_new_tokens, when the model sets it, is what bounds its summaries.
+    max_length_->setValue(g.max_new_tokens ? *g.max_new_tokens : g.max_length);
+    no_repeat_->setValue(g.no_repeat_ngram_size);
+}
+
+void SettingsDialog::read_lsg_boxes(EngineSettings& s) const {
+    s.sparsity_type = SparsityType(sparsity_type_->currentData().toInt());
+    s.block_size = block_size_->value();
+    s.sparse_block_size = sparse_block_size_->value();
+    s.sparsity_factor = sparsity_factor_->value();
+    s.num_global_tokens = num_global_->value();
+}
+
+void SettingsDialog::read_generation_boxes(EngineSettings& s) const {
+    s.num_beams = beams_->value();
+    s.length_penalty = length_penalty_->value();
+    s.min_length = min_length_->value();
+    s.max_length = max_length_->value();
+    s.no_repeat_ngram_size = no_repeat_->value();
+}
+
+void SettingsDialog::show_lsg_override() {
+    EngineSettings ticked = override_;
+    ticked.lsg_override = true;
+    show_lsg(lsg_settings_for(ticked, {}));
 }
 
 void SettingsDialog::show_generation_override() {
-    beams_->setValue(override_.num_beams);
-    length_penalty_->setValue(override_.length_penalty);
-    min_length_->setValue(override_.min_length);
-    max_length_->setValue(override_.max_length);
-    no_repeat_->setValue(override_.no_repeat_ngram_size);
+    EngineSettings ticked = override_;
+    ticked.generation_override = true;
+    show_generation(generation_config_for(ticked, {}));
 }
 
-void SettingsDialog::keep_generation_override() {
-    override_.num_beams = beams_->value();
-    override_.length_penalty = length_penalty_->value();
-    override_.min_length = min_length_->value();
-    override_.max_length = max_length_->value();
-    override_.no_repeat_ngram_size = no_repeat_->value();
+void SettingsDialog::follow_override(QWidget* box, bool ticked) {
+    const bool lsg = box == lsg_override_;
+    if (ticked) {
+        lsg ? show_lsg_override() : show_generation_override();
+        box->setToolTip(QString());
+    } else {
+        lsg ? read_lsg_boxes(override_) : read_generation_boxes(override_);  // kept for the next tick
+        show_model_values();
+    }
 }
 
 void SettingsDialog::show_model_values() {
@@ -77,12 +103,7 @@ void SettingsDialog::show_model_values() {
 
     // A BART model read with LSG attention gets the reference defaults: its config's too.
     if (lsg_shown && config) {
-        const LsgSettings& own = config->lsg;
-        sparsity_type_->setCurrentIndex(std::max(0, sparsity_type_->findData(int(own.sparsity_type))));
-        block_size_->setValue(own.block_size);
-        sparse_block_size_->setValue(own.sparse_block_size);
-        sparsity_factor_->setValue(own.sparsity_factor);
-        num_global_->setValue(own.num_global_tokens);
+        show_lsg(config->lsg);
         lsg_override_->setToolTip(
             config->is_lsg ? tr("Unticked, runs use the model's own LSG settings, shown greyed (from %1)").arg(from)
                            : tr("%1 is a BART model: with LSG attention chosen above it reads with these, LSG's defaults").arg(from));
@@ -92,12 +113,7 @@ void SettingsDialog::show_model_values() {
     }
 
     if (generation_shown && generation) {
-        beams_->setValue(generation->num_beams);
-        length_penalty_->setValue(generation->length_penalty);
-        min_length_->setValue(generation->min_length);
-        // HF's max_new_tokens, when the model sets it, is what bounds its summaries.
-        max_length_->setValue(generation->max_new_tokens ? *generation->max_new_tokens : generation->max_length);
-        no_repeat_->setValue(generation->no_repeat_ngram_size);
+        show_generation(*generation);
         generation_box_->setToolTip(tr("Unticked, runs use the model's own generation settings, shown greyed (from %1)").arg(from));
     } else if (generation_shown) {
         show_generation_override();

@@ -99,6 +99,18 @@ LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_l
     return l;
 }
 
+GenerationConfig generation_config_for(const EngineSettings& s, const GenerationConfig& model_generation) {
+    GenerationConfig g = model_generation;
+    if (!s.generation_override) return g;
+    g.num_beams = s.num_beams;
+    g.length_penalty = s.length_penalty;
+    g.min_length = s.min_length;
+    g.max_length = s.max_length;
+    g.max_new_tokens.reset();
+    g.no_repeat_ngram_size = s.no_repeat_ngram_size;
+    return g;
+}
+
 std::optional<ResolvedModel> find_model(const EngineSettings& s) {
     if (!s.model_dir.isEmpty()) {
         const fs::path dir = native_path(s.model_dir);
@@ -162,15 +174,9 @@ SummarizeOptions summarize_options_for(const EngineSettings& s, const Model& mod
     o.attention.fovea.wing = s.fovea_wing;
     check(s.fovea_block_size > 0 && s.fovea_wing > 0, "The Fovea block size and wing must be positive.");
 
-    o.generation = model.generation_config();
+    o.generation = generation_config_for(s, model.generation_config());
     if (s.generation_override) {
-        GenerationConfig& g = o.generation;
-        g.num_beams = s.num_beams;
-        g.length_penalty = s.length_penalty;
-        g.min_length = s.min_length;
-        g.max_length = s.max_length;
-        g.max_new_tokens.reset();
-        g.no_repeat_ngram_size = s.no_repeat_ngram_size;
+        const GenerationConfig& g = o.generation;
         check(g.num_beams >= 1, "The number of beams must be at least 1.");
         check(g.min_length >= 0 && g.no_repeat_ngram_size >= 0,
               "The minimum length and the no-repeat n-gram size must not be negative.");

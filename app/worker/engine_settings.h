@@ -70,6 +70,9 @@ longdoc::LongMode long_mode_of(const EngineSettings& s);
 
 // The effective LSG settings the user asked for (the model's when not overridden).
 LsgSettings lsg_settings_for(const EngineSettings& s, const LsgSettings& model_lsg);
+// The effective generation settings the user asked for (the model's when not overridden;
+// an override's maximum length replaces the model's max_new_tokens too).
+GenerationConfig generation_config_for(const EngineSettings& s, const GenerationConfig& model_generation);
 
 // Which model folder a run uses and why.
 struct ResolvedModel {

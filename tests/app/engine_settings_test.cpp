@@ -53,6 +53,22 @@ TEST(EngineSettingsDtype, AnUnknownValueFallsBackToFp32) {
     EXPECT_EQ(load_engine_settings(q).device, "cpu");
 }
 
+TEST(EngineSettingsGeneration, TheModelsOwnUnlessOverriddenAndAnOverriddenLengthReplacesMaxNewTokens) {
+    GenerationConfig own;
+    own.num_beams = 3;
+    own.max_new_tokens = 60;
+    EngineSettings s;
+    EXPECT_EQ(generation_config_for(s, own), own);  // not overridden: the model's, untouched
+    s.generation_override = true;
+    s.num_beams = 5;
+    s.max_length = 120;
+    const GenerationConfig g = generation_config_for(s, own);
+    EXPECT_EQ(g.num_beams, 5);
+    EXPECT_EQ(g.max_length, 120);
+    EXPECT_FALSE(g.max_new_tokens.has_value()) << "the override's length is the one that bounds the summary";
+    EXPECT_EQ(g.decoder_start_token_id, own.decoder_start_token_id);
+}
+
 TEST(EngineSettingsDtype, ChooseDeviceTakesThePrecision) {
     // The CPU ignores the GPU's precision: each one runs there without a notice.
     for (const char* dtype : {"fp32", "fp16", "bf16"}) {
