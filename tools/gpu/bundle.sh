@@ -161,6 +161,7 @@ fi
 
 # The device script and its python (run.sh prefers the working tree's copies, which travel too).
 cp "$ROOT/tools/gpu/run.sh" "$ROOT/tools/gpu/hf_side_by_side.py" "$ROOT/tools/gpu/summarize.py" \
+    "$ROOT/tools/gpu/verdict.py" "$ROOT/tools/gpu/lsg_reference.py" \
     "$ROOT/tools/gpu/make_docs.py" "$ROOT/tools/gpu/hf_many_docs.py" "$BUNDLE/"
 {
     echo "built: $(date -u +%FT%TZ) from $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$ROOT" diff --quiet 2>/dev/null || echo '+uncommitted')"
@@ -224,9 +225,22 @@ rm -f "$CARRY"/bundle.tar.*
 # -9 on one thread: its 64 MiB window spans the test binaries, which repeat the same CUDA
 # kernels, ~20% smaller than -6 or a multi-threaded xz (blocks), at ~1.5 minutes here.
 tar cf - -C "$BUILD" bundle | xz -9 -T1 >"$CARRY/bundle.tar.xz" || die "xz failed"
-xzb=$(stat -c %s "$CARRY/bundle.tar.xz")
+# The LSG seed's reference implementation for run.sh's "lsgref" phase: a site folder with
+# transformers 4.36.2, huggingface_hub 0.20.3 and lsg_converter (lsg_reference.py says why
+# that release), made as ../shared/bench/ct2/hf_site.py's header describes. Third-party code,
+# so it is only carried, never committed; without it the phase says so and times Precis alone.
+LSG_SITE=${PRECIS_GPU_LSG_SITE:-$ROOT/build-ct2/hf-site}
+rm -f "$CARRY/lsg-site.tar.xz"
+if [ -d "$LSG_SITE/lsg_converter/bart" ] && [ -d "$LSG_SITE/transformers" ]; then
+    (cd "$LSG_SITE" && tar chf - --exclude='__pycache__' transformers huggingface_hub lsg_converter \
+        transformers-*.dist-info huggingface_hub-*.dist-info) | xz -6 -T2 >"$CARRY/lsg-site.tar.xz" || die "packing the LSG reference site failed"
+    echo "== LSG reference site: $(mib "$(stat -c %s "$CARRY/lsg-site.tar.xz")") MiB from $LSG_SITE"
+else
+    echo "bundle.sh: no LSG reference site at $LSG_SITE (PRECIS_GPU_LSG_SITE): the lsgref phase times Precis alone" >&2
+fi
+xzb=$(du -cb "$CARRY"/*.tar.xz | tail -1 | cut -f1)
 tree=$(git -C "$ROOT" ls-files -co --exclude-standard -z | (cd "$ROOT" && du -cb --files0-from=- 2>/dev/null) | tail -1 | cut -f1)
-echo "carry: ${CARRY#$ROOT/}/bundle.tar.xz $(mib "$xzb") MiB + working tree $(mib "${tree:-0}") MiB = $(mib $((xzb + ${tree:-0}))) MiB of 64"
+echo "carry: ${CARRY#$ROOT/} $(mib "$xzb") MiB + working tree $(mib "${tree:-0}") MiB = $(mib $((xzb + ${tree:-0}))) MiB of 64"
 # The compressed bundle, the archive that travels, must stay under the limit.
 awk -v b="$xzb" -v l=$LIMIT_MIB 'BEGIN {exit !(b / 1048576 < l)}' || die "the compressed bundle is over $LIMIT_MIB MiB"
 awk -v b=$((xzb + ${tree:-0})) 'BEGIN {exit !(b / 1048576 < 62)}' || die "the carry and the working tree are over 62 MiB"

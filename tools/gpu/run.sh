@@ -26,7 +26,7 @@
 #   PRECIS_GPU_SANITIZER_FILTER=...  a gtest filter instead of the first N tests
 #   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
 #   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
-#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf book docs"  phases to leave out (eager: the
+#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf lsgref book docs"  phases to leave out (eager: the
 #                               4k and 16k norm cells again with PRECIS_CUDA_GRAPHS=0)
 #   PRECIS_GPU_BUDGET_ATTN=60   precis-attention-bench (PRECIS_GPU_ATTN_LENGTHS=4096,16384)
 #   PRECIS_GPU_BUDGET_DOCS=240  the "docs" phase (many documents, Precis vs HF; README.md): cut to
@@ -96,6 +96,25 @@ skipped() { [[ "$SKIP" == *" $1 "* ]]; }
 left() { local l=$(($2 - ($(date +%s) - $1))); [ $l -gt 0 ] && echo $l || echo 0; }
 # timeout with the smaller of a step's own limit and what its phase has left.
 bounded() { local limit=$1; shift; timeout -k 5 "$limit" "$@"; }
+# A helper script: this script's folder's copy, else the bundle's.
+py_file() { if [ -f "$HERE/$1" ]; then echo "$HERE/$1"; else echo "$BUNDLE/$1"; fi; }
+# The random bart-base checkpoint that the lsgref, book and docs phases load (hf_many_docs.py
+# --make-model: seed 5, POSITIONS learned positions): made once, unless
+# PRECIS_GPU_DOCS_MODEL names another. Sets MODEL; $1 the positions, $2 a time limit, $3 the
+# phase's report folder.
+WORK=${TMPDIR:-/tmp}/precis-docs
+shared_model() {
+    MODEL=${PRECIS_GPU_DOCS_MODEL:-$WORK/model}
+    [ -n "${PRECIS_GPU_DOCS_MODEL:-}" ] && return 0
+    local made
+    made=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_position_embeddings"])' "$MODEL/config.json" 2>/dev/null)
+    if [ "$made" = "$1" ]; then say "model: the one made before ($1 positions)"; return 0; fi
+    [ "$2" -gt 10 ] || { say "model: not made (budget spent)"; return 1; }
+    mkdir -p "$WORK"
+    bounded "$2" python3 "$(py_file hf_many_docs.py)" --make-model "$MODEL" --shape "${PRECIS_GPU_DOCS_SHAPE:-base}" \
+        --positions "$1" >"$3/model.json" 2>"$3/model.log"
+    say "model: rc $? $(cat "$3/model.json")"
+}
 
 checkpoint() {
     echo "$(elapsed)" >"$REPORT/elapsed_s"
@@ -168,6 +187,7 @@ TESTS=()
 for f in "$BUNDLE"/bin/kernels_* "$BUNDLE"/bin/*; do
     case "$(basename "$f")" in precis-bench) ;; *) [[ " ${TESTS[*]} " == *" $f "* ]] || TESTS+=("$f") ;; esac
 done
+skipped tests && touch "$REPORT/tests/SKIPPED"
 if ! skipped tests; then
     say "== tests (${#TESTS[@]} binaries, budget ${PRECIS_GPU_BUDGET_TESTS:-90}s)"
     t0=$(date +%s)
@@ -186,35 +206,50 @@ fi
 checkpoint
 
 # --- compute-sanitizer ------------------------------------------------------------------
+# memcheck, racecheck and synccheck over every op test binary, whole (no test subset): the
+# (tool, binary) runs that the budget does not reach this call are the first ones of the
+# next, since the list starts at an offset that moves with each run committed under
+# results/ (PRECIS_GPU_SANITIZER_OFFSET overrides it). sanitizer/ORDER.txt says which ran.
 SAN=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer /usr/local/cuda/compute-sanitizer/compute-sanitizer \
     /usr/local/cuda-*/bin/compute-sanitizer 2>/dev/null | head -1)
+SAN_TOOLS=${PRECIS_GPU_SANITIZER_TOOLS:-memcheck racecheck synccheck}
+SAN_TIMEOUT=${PRECIS_GPU_SANITIZER_TIMEOUT:-90}
 if ! skipped sanitizer; then
     if [ -z "$SAN" ]; then
         say "no compute-sanitizer on this machine"; echo "not found" >"$REPORT/sanitizer/NOT-FOUND"
     else
-        say "== compute-sanitizer memcheck ($SAN, budget ${PRECIS_GPU_BUDGET_SANITIZER:-60}s)"
+        RUNS=()
+        for tool in $SAN_TOOLS; do
+            for f in "${TESTS[@]}"; do
+                n=$(basename "$f")
+                # The op tests only (the device query, the factory's and the CPU parity tests
+                # launch no kernels: a sanitizer would only say that nothing ran).
+                [[ "$n" == kernels_* && "$n" != kernels_device_query_test && "$n" != kernels_backend_factory_test ]] || continue
+                RUNS+=("$tool:$f")
+            done
+        done
+        offset=${PRECIS_GPU_SANITIZER_OFFSET:-$(($(ls -d "$HERE"/results/*/ 2>/dev/null | wc -l) * 5))}
+        [ ${#RUNS[@]} -gt 0 ] && offset=$((offset % ${#RUNS[@]})) || offset=0
+        say "== compute-sanitizer: ${#RUNS[@]} runs ($SAN_TOOLS over the op tests), from run $offset on, budget ${PRECIS_GPU_BUDGET_SANITIZER:-60}s"
         t0=$(date +%s)
-        for f in "${TESTS[@]}"; do
-            n=$(basename "$f")
-            # The op tests only (the device query, the factory's and the CPU parity tests launch
-            # no kernels: memcheck would only say that nothing ran).
-            [[ "$n" == kernels_* && "$n" != kernels_device_query_test && "$n" != kernels_backend_factory_test ]] || continue
+        for ((i = 0; i < ${#RUNS[@]}; i++)); do
+            r=${RUNS[$(((i + offset) % ${#RUNS[@]}))]}
+            tool=${r%%:*} f=${r#*:}
+            n=$tool-$(basename "$f")
             l=$(left "$t0" "${PRECIS_GPU_BUDGET_SANITIZER:-60}")
-            [ "$l" -gt 5 ] || { say "$n: memcheck not run (budget spent)"; continue; }
-            # A short subset: the first N tests the binary lists, unless a filter is given.
-            filter=${PRECIS_GPU_SANITIZER_FILTER:-}
-            if [ -z "$filter" ]; then
-                filter=$("$f" --gtest_list_tests 2>/dev/null | awk '/^[^ ]/ {s=$1} /^  / {print s $1}' |
-                    head -"${PRECIS_GPU_SANITIZER_TESTS:-3}" | paste -sd: -)
-            fi
-            [ -n "$filter" ] || continue
-            bounded "$l" "$SAN" --tool memcheck --leak-check full --error-exitcode 99 "$f" --gtest_filter="$filter" \
+            [ "$l" -gt 5 ] || { echo "$n not run (budget)" >>"$REPORT/sanitizer/ORDER.txt"; continue; }
+            [ "$l" -lt "$SAN_TIMEOUT" ] || l=$SAN_TIMEOUT
+            extra=()
+            [ "$tool" = memcheck ] && extra=(--leak-check full)
+            filter=${PRECIS_GPU_SANITIZER_FILTER:-*}
+            bounded "$l" "$SAN" --tool "$tool" "${extra[@]}" --error-exitcode 99 "$f" --gtest_filter="$filter" \
                 >"$REPORT/sanitizer/$n.log" 2>&1
             rc=$?
             echo "$rc" >"$REPORT/sanitizer/$n.rc"
             echo "$filter" >"$REPORT/sanitizer/$n.filter"
-            case $rc in 0) what=clean ;; 99) what="memcheck ERRORS" ;; 124 | 137) what="timed out" ;; *) what="test failed" ;; esac
-            say "$n memcheck: rc $rc ($what) $(grep -E 'ERROR SUMMARY' "$REPORT/sanitizer/$n.log" | tail -1)"
+            echo "$n rc $rc" >>"$REPORT/sanitizer/ORDER.txt"
+            case $rc in 0) what=clean ;; 99) what="$tool ERRORS" ;; 124 | 137) what="timed out" ;; *) what="test failed" ;; esac
+            say "$n: rc $rc ($what) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$REPORT/sanitizer/$n.log" | tail -1)"
         done
     fi
 fi
@@ -370,6 +405,47 @@ if ! skipped hf; then
     say "hf: rc $(cat "$REPORT/hf/hf.rc")"; tail -5 "$REPORT/hf/hf.log"
 fi
 
+# --- the LSG reference implementation -----------------------------------------------------
+# The seed's own modeling_lsg_bart.py (transformers 4.36 with trust_remote_code; the carried
+# site folder, bundle.sh) beside Precis on the same random bart-base weights (4,096 learned
+# positions tiled to 16,384), LSG norm / block 128 / sparsity factor 4 / 1 global token, fp16:
+# the encoder and beam-4 generate with exactly LSGREF_TOKENS new tokens at 4k and 16k.
+LSGREF_BUDGET=${PRECIS_GPU_BUDGET_LSGREF:-90}
+LSGREF_TOKENS=${PRECIS_GPU_LSGREF_NEW_TOKENS:-64}
+LSGREF_LENGTHS=${PRECIS_GPU_LSGREF_LENGTHS:-4096,16384}
+LSG_SITE_ARCHIVE=${PRECIS_GPU_LSG_SITE_ARCHIVE:-$HERE/../../build-gpu/carry/lsg-site.tar.xz}
+if ! skipped lsgref; then
+    t0=$(date +%s)
+    L=$REPORT/lsgref
+    mkdir -p "$L"
+    say "== the LSG reference implementation (budget ${LSGREF_BUDGET}s)"
+    shared_model 4096 "$(left "$t0" "$LSGREF_BUDGET")" "$L"
+    att=(--attention lsg --sparsity-type norm --block-size 128 --sparse-block-size 128 --sparsity-factor 4 --num-global-tokens 1)
+    if [ -x "$BENCH" ] && [ -f "$MODEL/config.json" ]; then
+        bounded "$(left "$t0" "$LSGREF_BUDGET")" "$BENCH" --model "$MODEL" --max-positions 16384 "${att[@]}" \
+            --device cuda --dtype fp16 --compute-type fp32 --lengths "$LSGREF_LENGTHS" --beams 4 \
+            --new-tokens "$LSGREF_TOKENS" --repeat 5 --json >"$L/precis.json" 2>"$L/precis.log"
+        echo "$?" >"$L/precis.rc"
+        say "lsgref precis: rc $(cat "$L/precis.rc")"
+    fi
+    SITE=${TMPDIR:-/tmp}/precis-lsg-site
+    if [ -f "$LSG_SITE_ARCHIVE" ]; then
+        rm -rf "$SITE" && mkdir -p "$SITE" && tar xJf "$LSG_SITE_ARCHIVE" -C "$SITE"
+    fi
+    if [ ! -d "$SITE/lsg_converter" ]; then
+        say "lsgref: no reference site (bundle.sh packs build-ct2/hf-site as build-gpu/carry/lsg-site.tar.xz)"
+        echo "no site" >"$L/reference.rc"
+    elif [ -f "$MODEL/config.json" ]; then
+        l=$(left "$t0" "$LSGREF_BUDGET")
+        PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH} bounded "$l" python3 "$(py_file lsg_reference.py)" --model "$MODEL" --lengths "$LSGREF_LENGTHS" \
+            --beams 4 --new-tokens "$LSGREF_TOKENS" --block-size 128 --sparsity-factor 4 --sparsity-type norm \
+            --global-tokens 1 --repeat 5 --dtype fp16 --budget "$((l - 20))" >"$L/reference.jsonl" 2>"$L/reference.log"
+        echo "$?" >"$L/reference.rc"
+        say "lsgref reference: rc $(cat "$L/reference.rc")"; cut -c1-300 "$L/reference.jsonl"; tail -3 "$L/reference.log"
+    fi
+    checkpoint
+fi
+
 # --- a whole book ------------------------------------------------------------------------
 # A 100,000-token book summarized section by section (README.md, "Whole documents"): the
 # windows bundle.sh cut it into with precis (book-windows.jsonl, for a model trained at
@@ -384,17 +460,11 @@ if ! skipped book; then
     say "== a whole book (budget ${BOOK_BUDGET}s)"
     B=$REPORT/book
     mkdir -p "$B"
-    WORK=${TMPDIR:-/tmp}/precis-docs
-    mkdir -p "$WORK"
-    MODEL=${PRECIS_GPU_DOCS_MODEL:-$WORK/model}
     if [ ! -f "$BOOK_WINDOWS" ] || [ ! -x "$BENCH" ]; then
         say "book: not run (no book-windows.jsonl or precis-bench in the bundle)"
     else
-        if [ ! -f "$MODEL/config.json" ]; then
-            bounded "$(left "$t0" "$BOOK_BUDGET")" python3 "$(py_file hf_many_docs.py)" --make-model "$MODEL" \
-                --shape "${PRECIS_GPU_DOCS_SHAPE:-base}" --positions 4096 >"$B/model.json" 2>"$B/model.log"
-            say "book model: rc $? $(cat "$B/model.json")"
-        fi
+        mkdir -p "$WORK"
+        shared_model 4096 "$(left "$t0" "$BOOK_BUDGET")" "$B"
         bounded 30 python3 - "$BOOK_WINDOWS" "$WORK/book-final.jsonl" "${PRECIS_GPU_BOOK_NEW_TOKENS:-128}" >"$B/book.json" <<'PY'
 import json, random, sys
 lengths = [len(json.loads(l)["ids"]) for l in open(sys.argv[1])]
@@ -442,16 +512,13 @@ DOCS_ATTENTION=${PRECIS_GPU_DOCS_ATTENTION:---attention lsg --sparsity-type norm
 DOCS_HF_BATCHES=${PRECIS_GPU_DOCS_HF_BATCHES:-64,32,8,1}
 DOCS_HF_LIMIT=${PRECIS_GPU_DOCS_HF_LIMIT-1=16}  # empty: every batch size over all documents
 DOCS_STEP_TIMEOUT=${PRECIS_GPU_DOCS_TIMEOUT:-150}
-py_file() { if [ -f "$HERE/$1" ]; then echo "$HERE/$1"; else echo "$BUNDLE/$1"; fi; }
 if ! skipped docs; then
     t0=$(date +%s)
     to_deadline=$((DEADLINE - $(elapsed)))
     [ "$to_deadline" -lt "$DOCS_BUDGET" ] && DOCS_BUDGET=$to_deadline
     say "== many documents ($NDOCS documents of $DOCS_MIN-$DOCS_MAX tokens, beam $DOCS_BEAMS, $DOCS_TOKENS new tokens; budget ${DOCS_BUDGET}s)"
     D=$REPORT/docs
-    mkdir -p "$D"
-    WORK=${TMPDIR:-/tmp}/precis-docs
-    mkdir -p "$WORK"
+    mkdir -p "$D" "$WORK"
     [ "$DOCS_SERIAL" = all ] && DOCS_SERIAL=$NDOCS
     [ "$DOCS_SERIAL" -gt "$NDOCS" ] && DOCS_SERIAL=$NDOCS
     # The step's limit: the smaller of its own and what the phase has left (0: not run).
@@ -464,20 +531,8 @@ k = ["documents", "serial_documents", "min_length", "max_length", "beams", "new_
 json.dump(dict(zip(k, sys.argv[2:])), open(sys.argv[1], "w"), indent=1)
 PY
     # 1. The checkpoint (unless PRECIS_GPU_DOCS_MODEL names one) and the documents.
-    MODEL=${PRECIS_GPU_DOCS_MODEL:-}
-    if [ -z "$MODEL" ]; then
-        MODEL=$WORK/model
-        positions=$DOCS_MAX; [ "$positions" -lt 1024 ] && positions=1024
-        l=$(docs_limit 120)
-        made=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["max_position_embeddings"])' "$MODEL/config.json" 2>/dev/null)
-        if [ "$made" = "$positions" ]; then
-            say "docs model: the book phase's ($positions positions)"  # the same shape and seed
-        elif [ "$l" -gt 0 ]; then
-            bounded "$l" python3 "$(py_file hf_many_docs.py)" --make-model "$MODEL" --shape "${PRECIS_GPU_DOCS_SHAPE:-base}" \
-                --positions "$positions" >"$D/model.json" 2>"$D/model.log"
-            say "docs model: rc $? $(cat "$D/model.json")"
-        fi
-    fi
+    positions=$DOCS_MAX; [ "$positions" -lt 1024 ] && positions=1024
+    shared_model "$positions" "$(docs_limit 120)" "$D"
     bounded 120 python3 "$(py_file make_docs.py)" --out "$WORK/docs.jsonl" --count "$NDOCS" --min-length "$DOCS_MIN" \
         --max-length "$DOCS_MAX" --model "$MODEL" --subset "$DOCS_SERIAL" >"$D/documents.json" 2>"$D/documents.log"
     say "docs file: rc $? $(cat "$D/documents.json")"
@@ -538,4 +593,7 @@ fi
 # --- summary ----------------------------------------------------------------------------
 say "== summary"
 say "done in $(elapsed)s; report in $RESULT: summary.md, run.log, report.tar.gz (all files)"
+python3 "$(py_file verdict.py)" "$REPORT"
+verdict_rc=$?
 checkpoint
+exit $verdict_rc

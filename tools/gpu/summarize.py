@@ -19,6 +19,9 @@ def read(p, default=""):
         return default
 
 w("# GPU report\n")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from verdict import verdict  # noqa: E402  (beside this script)
+w("**%s**\n" % verdict(R)[1])
 w("Total time: %s s. Files: facts/, tests/, sanitizer/, bench/, hf/, docs/, run.log.\n" % read(R + "/elapsed_s", "?"))
 w("## Machine\n")
 w("```\n%s\n%s\n%s\n%s\n```\n" % (read(R + "/facts/gpu.csv"), read(R + "/facts/python.txt"),
@@ -50,16 +53,20 @@ for log in sorted(glob.glob(R + "/tests/*.log")):
                                             ", ".join(failed[:12]) + (" ..." if len(failed) > 12 else "")))
 w("")
 
-w("## compute-sanitizer memcheck\n")
+w("## compute-sanitizer\n")
 if os.path.exists(R + "/sanitizer/NOT-FOUND"):
     w("compute-sanitizer not found on the machine.\n")
 else:
-    w("| binary | rc | summary | filter |\n|---|---|---|---|")
+    w("| tool | binary | rc | summary | filter |\n|---|---|---|---|---|")
     for rcf in sorted(glob.glob(R + "/sanitizer/*.rc")):
         n = os.path.basename(rcf)[:-3]
-        summ = [l for l in read(R + "/sanitizer/%s.log" % n).splitlines() if "ERROR SUMMARY" in l]
-        w("| %s | %s | %s | `%s` |" % (n, read(rcf), summ[-1] if summ else "", read(R + "/sanitizer/%s.filter" % n)))
-    w("\nrc 0: clean; 99: memcheck found errors; 124: timed out.\n")
+        tool, binary = n.split("-", 1) if "-" in n else ("memcheck", n)
+        summ = [l for l in read(R + "/sanitizer/%s.log" % n).splitlines() if "SUMMARY" in l]
+        w("| %s | %s | %s | %s | `%s` |" % (tool, binary, read(rcf), summ[-1] if summ else "",
+                                          read(R + "/sanitizer/%s.filter" % n)))
+    not_run = [l.split()[0] for l in read(R + "/sanitizer/ORDER.txt").splitlines() if l.endswith("not run (budget)")]
+    w("\nrc 0: clean; 99: the tool found errors; 124: timed out (not covered).%s\n" % (
+        " Not run this call (budget; the next call starts with them): " + ", ".join(not_run) if not_run else ""))
 
 w("## precis-bench (random base-shape weights; block 128, sparsity factor 4; beam = 5 beams)\n")
 def num(j, k, fmt):
@@ -281,7 +288,61 @@ def whole_book():
     w("")
 
 
-for part in (many_documents, whole_book):
+def lsg_reference():
+    """The lsgref phase (run.sh): the seed's modeling_lsg_bart.py beside precis-bench, same weights."""
+    L = R + "/lsgref"
+    if not os.path.isdir(L) or not os.listdir(L):
+        return
+    w("## Against the LSG reference implementation (modeling_lsg_bart.py, fp16)\n")
+    precis = {}
+    try:
+        for j in json.load(open(L + "/precis.json")):
+            precis[int(j["input_tokens"] if "input_tokens" in j else j["length"])] = j
+    except Exception as e:
+        w("Precis: no result (rc %s): %s / %s\n" % (read(L + "/precis.rc", "?"), e,
+                                                     " / ".join(read(L + "/precis.log").splitlines()[-2:])))
+    ref, setup = {}, {}
+    for line in read(L + "/reference.jsonl").splitlines():
+        try:
+            j = json.loads(line)
+        except Exception:
+            continue
+        if "setup" in j:
+            setup = j["setup"]
+        elif "length" in j:
+            ref[int(j["length"])] = j
+    if not setup:
+        w("Reference: no result (rc %s): %s\n" % (read(L + "/reference.rc", "?"),
+                                                  " / ".join(read(L + "/reference.log").splitlines()[-4:]).replace("|", "/")[:600]))
+    else:
+        w("Reference setup: %s\n" % json.dumps({k: v for k, v in setup.items() if k not in ("missing_keys", "unexpected_keys")}))
+        if setup.get("missing_keys") or setup.get("unexpected_keys"):
+            w("Weights not loaded: missing %s, unexpected %s\n" % (setup.get("missing_keys"), setup.get("unexpected_keys")))
+    w("Same random bart-base checkpoint on both sides (4,096 positions tiled), LSG norm, block 128, sparsity factor 4, "
+      "1 global token; beam 4. Encoder: median wall seconds. Beam tokens/s: Precis's from the first token on; the "
+      "reference's generate() time less its encoder.\n")
+    w("| length | Precis encoder s | reference encoder s | encoder x | Precis beam-4 tok/s | reference beam-4 tok/s | beam x | notes |")
+    w("|---|---|---|---|---|---|---|---|")
+    for length in sorted(set(precis) | set(ref)):
+        p, r = precis.get(length, {}), ref.get(length, {})
+        pe, re_ = p.get("encoder_seconds"), r.get("encoder_seconds")
+        pb, rb = p.get("beam_tokens_per_second"), r.get("beam_tokens_per_second")
+        ex = "%.2fx" % (re_ / pe) if pe and re_ else "-"
+        bx = "%.2fx" % (pb / rb) if pb and rb else "-"
+        notes = [r["error"]] if "error" in r else []
+        if p.get("device"):
+            notes.append("Precis ran on " + str(p["device"]))
+        w("| %d | %s | %s | %s | %s | %s | %s | %s |" % (length, num(p, "encoder_seconds", "%.4f"), num(r, "encoder_seconds", "%.4f"),
+                                                      ex, num(p, "beam_tokens_per_second", "%.1f"),
+                                                      num(r, "beam_tokens_per_second", "%.1f"), bx, "; ".join(notes)))
+        if length >= 16384 and pe and re_ and pb and rb:
+            met = re_ / pe >= 3 and pb / rb >= 3
+            w("\n* Target at %d: Precis at least 3x the reference on both: encoder %.2fx, beam %.2fx (%s).\n" % (
+                length, re_ / pe, pb / rb, "met" if met else "NOT met"))
+    w("")
+
+
+for part in (lsg_reference, many_documents, whole_book):
     try:
         part()
     except Exception as e:  # a broken folder must not cost the rest of the summary
