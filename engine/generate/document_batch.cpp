@@ -245,8 +245,11 @@ void run_on_device(const Model& model, Backend& backend, const std::vector<Docum
                    std::deque<int>& waiting, const DocumentBatchOptions& options, const DocumentBatchCallbacks& on,
                    const RunCallbacks& cb, DocumentBatchReport& report) {
     // Whole batches: the longest document of each decides its padding, so a batch is also
-    // bounded in tokens (the runner's encoder workspace and cross-attention memory).
-    constexpr int64_t kTokenBudget = 256 * 1024;
+    // bounded in tokens, by the memory its encoder outputs and cross-attention keys take
+    // (at least 256k tokens; a batch that still does not fit is split, below).
+    const uint64_t per_token = document_cost(model, longest_generation(jobs)).per_memory_row;
+    const int64_t token_budget =
+        std::max<int64_t>(256 * 1024, per_token ? int64_t(report.limits.memory_bytes / per_token) : 0);
     bool said = false;
     while (!waiting.empty()) {
         ModelRunner* runner = backend.runner();
@@ -254,7 +257,7 @@ void run_on_device(const Model& model, Backend& backend, const std::vector<Docum
         // The next batch: consecutive waiting documents with the same settings (batch_plan.h).
         const std::vector<int> batch =
             group_in_order({waiting.begin(), waiting.end()}, input_lengths(jobs), report.limits.max_documents,
-                           kTokenBudget, [&](int a, int b) { return jobs[size_t(a)].config == jobs[size_t(b)].config; })
+                           token_budget, [&](int a, int b) { return jobs[size_t(a)].config == jobs[size_t(b)].config; })
                 .front();
         for (size_t i = 0; i < batch.size(); ++i) waiting.pop_front();
         EncoderOutput encoded;

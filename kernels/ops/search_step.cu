@@ -35,8 +35,19 @@ __device__ V block_reduce(V x, Op op, V* shared) {  // shared: 32 slots; result 
 // One CTA per row, the CPU's order: log_softmax_row, then process_scores (n-gram bans, min
 // length, forced BOS, forced EOS), then the beam score. Banned entries are -inf, and
 // -inf + beam score stays -inf, so adding the beam score before the bans gives the same row.
+// The row's log-sum-exp, as log_softmax_row: float exponentials summed in double.
+__device__ float row_log_sum_exp(const float* x, int64_t vocab, float* fshared, double* dshared) {
+    float m = -INFINITY;
+    for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) m = fmaxf(m, x[t]);
+    m = block_reduce(m, [](float a, float c) { return fmaxf(a, c); }, fshared);
+    double sum = 0.0;
+    for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) sum += double(expf(x[t] - m));
+    sum = block_reduce(sum, [](double a, double c) { return a + c; }, dshared);
+    return m + float(log(sum));
+}
+
 __global__ void log_softmax_process_kernel(float* scores, int64_t vocab, const int32_t* history, int history_stride,
-                                           const float* beam_scores, RowRules rules) {
+                                           const float* beam_scores, RowRules rules, float* forced_logprob) {
     __shared__ float fshared[32];
     __shared__ double dshared[32];
     const int64_t row = blockIdx.x;
@@ -44,19 +55,20 @@ __global__ void log_softmax_process_kernel(float* scores, int64_t vocab, const i
     const bool add_beam = beam_scores != nullptr;
     const float b = add_beam ? beam_scores[row] : 0.f;
     if (rules.forced_token >= 0) {  // the CPU's force_token overwrites the whole row
+        if (forced_logprob) {
+            // What the forced token scored before the row was overwritten: the greedy
+            // search counts it (the CPU's greedy_pick takes its log-probability first).
+            const float lse = row_log_sum_exp(x, vocab, fshared, dshared);
+            if (threadIdx.x == 0) forced_logprob[row] = x[rules.forced_token] - lse;
+            __syncthreads();  // read before any thread overwrites it
+        }
         for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) {
             const float s = t == rules.forced_token ? 0.f : -INFINITY;
             x[t] = add_beam ? s + b : s;
         }
         return;
     }
-    float m = -INFINITY;
-    for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) m = fmaxf(m, x[t]);
-    m = block_reduce(m, [](float a, float c) { return fmaxf(a, c); }, fshared);
-    double sum = 0.0;  // as log_softmax_row: float exponentials summed in double
-    for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) sum += double(expf(x[t] - m));
-    sum = block_reduce(sum, [](double a, double c) { return a + c; }, dshared);
-    const float lse = m + float(log(sum));
+    const float lse = row_log_sum_exp(x, vocab, fshared, dshared);
     for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) {
         const float s = x[t] - lse;
         x[t] = add_beam ? s + b : s;
@@ -173,8 +185,8 @@ size_t pass_buffer_bytes(int groups, int64_t group_len, int k) {
 
 }  // namespace
 
-void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                         const float* beam_scores, const StepRules& rules, cudaStream_t stream) {
+bool log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
+                         const float* beam_scores, const StepRules& rules, cudaStream_t stream, float* forced_logprob) {
     check(scores != nullptr, "log_softmax_process: null scores");
     check(rows >= 0 && vocab > 0, "log_softmax_process: rows must be non-negative and vocab positive");
     check(rules.cur_len >= 1, "log_softmax_process: cur_len must be at least 1");
@@ -185,15 +197,16 @@ void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* 
     // The CPU would write out of its row for these; refuse them instead.
     check(rules.forced_bos_token_id < vocab && rules.forced_eos_token_id < vocab,
           "log_softmax_process: a forced token id is outside the vocabulary");
-    if (rows == 0) return;
+    if (rows == 0) return false;
     RowRules rr{rules.cur_len, rules.min_length, rules.no_repeat_ngram, rules.eos_token_id, -1};
     // Forced EOS is applied after forced BOS and overwrites the whole row, so it wins.
     if (rules.forced_bos_token_id >= 0 && rules.cur_len == 1) rr.forced_token = rules.forced_bos_token_id;
     if (rules.forced_eos_token_id >= 0 && rules.cur_len == rules.max_length - 1)
         rr.forced_token = rules.forced_eos_token_id;
     log_softmax_process_kernel<<<unsigned(rows), kRowThreads, 0, stream>>>(scores, vocab, history, history_stride,
-                                                                          beam_scores, rr);
+                                                                          beam_scores, rr, forced_logprob);
     PRECIS_CUDA_LAUNCHED();
+    return rr.forced_token >= 0;
 }
 
 size_t topk_scratch_bytes(int groups, int64_t group_len, int k) {

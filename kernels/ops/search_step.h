@@ -22,9 +22,13 @@ struct StepRules {
 
 // scores[r, :] = process(log_softmax(logits[r, :])) + (beam_scores ? beam_scores[r] : 0), in
 // place on float32 logits [rows, vocab]. history: [rows, history_stride] int32, each row's
-// cur_len tokens so far (device). beam_scores: device [rows] or null.
-void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                         const float* beam_scores, const StepRules& rules, cudaStream_t stream);
+// cur_len tokens so far (device). beam_scores: device [rows] or null. Returns whether a
+// forcing rule (forced BOS or EOS) applied this step; then, when forced_logprob (device
+// [rows]) is given, each row's log-probability of the forced token before forcing goes there:
+// the greedy search's score counts it, as the CPU's does, where the forced row holds 0.
+bool log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
+                         const float* beam_scores, const StepRules& rules, cudaStream_t stream,
+                         float* forced_logprob = nullptr);
 
 // For each of `groups` groups of group_len consecutive scores: the k largest, sorted
 // descending, ties broken by the lower index first (as torch.topk on the CPU and the CPU

@@ -75,6 +75,7 @@ GenerationResult device_greedy_search(const SearchContext& ctx, DeviceDecoder& d
     std::vector<int64_t> last(size_t(items), cfg.decoder_start_token_id);
     DeviceHistory history(items, max_length, stream);
     DeviceBuffer best_value(size_t(items) * sizeof(float)), best_index(size_t(items) * sizeof(int64_t));
+    DeviceBuffer forced_logprob(size_t(items) * sizeof(float));
     DeviceBuffer scratch(topk_scratch_bytes(items, V, 1));
     PinnedBuffer picked(size_t(items) * (sizeof(float) + sizeof(int64_t)));  // values, then indices
     float* values = picked.as<float>();
@@ -89,13 +90,16 @@ GenerationResult device_greedy_search(const SearchContext& ctx, DeviceDecoder& d
         }
         float* scores = const_cast<float*>(dec.logits());
         const int cur_len = int(res.sequences[0].size());
-        log_softmax_process(scores, items, V, history.upload(res.sequences), history.stride(), nullptr,
-                            rules_for(cfg, cur_len, max_length), stream);
+        const bool forced = log_softmax_process(scores, items, V, history.upload(res.sequences), history.stride(),
+                                                nullptr, rules_for(cfg, cur_len, max_length), stream,
+                                                forced_logprob.as<float>());
         // log-softmax shifts a row by a constant, so its first maximum is the processed
         // logits' first maximum, the token the CPU's greedy search picks.
         top_k(scores, items, V, 1, best_value.as<float>(), best_index.as<int64_t>(), scratch.get(), stream);
-        PRECIS_CUDA_CHECK(cudaMemcpyAsync(values, best_value.get(), size_t(items) * sizeof(float),
-                                          cudaMemcpyDeviceToHost, stream));
+        // The score adds the chosen token's log-probability, as the CPU's: the processed
+        // value is that, except on a forced step, whose row holds 0 for the forced token.
+        PRECIS_CUDA_CHECK(cudaMemcpyAsync(values, forced ? forced_logprob.get() : best_value.get(),
+                                          size_t(items) * sizeof(float), cudaMemcpyDeviceToHost, stream));
         PRECIS_CUDA_CHECK(cudaMemcpyAsync(indices, best_index.get(), size_t(items) * sizeof(int64_t),
                                           cudaMemcpyDeviceToHost, stream));
         step.reset();

@@ -9,9 +9,9 @@ which newer releases no longer export), so the device call carries a site folder
 transformers 4.36.2, huggingface_hub 0.20.3 and lsg_converter (bundle.sh packs it from
 build-ct2/hf-site; nothing of it is in this repository) and runs this script with that
 folder first on PYTHONPATH, over the machine's own torch. Two shims let the old release
-import under a new torch: BART needs no tokenizer, so `tokenizers` is hidden (transformers
-4.36 refuses tokenizers newer than 0.18 at import), and torch's renamed pytree registration
-is given its old name when it is missing.
+import there: transformers 4.36 refuses tokenizers newer than 0.18 at import, so while it is
+imported it reads an accepted version (BART's model code never uses tokenizers), and torch's
+renamed pytree registration is given its old name when it is missing.
 
     lsg_reference.py --model DIR [--lengths 4096,16384] [--beams 4] [--new-tokens 64]
                      [--block-size 128] [--sparsity-factor 4] [--sparsity-type norm]
@@ -44,14 +44,22 @@ def emit(obj):
 
 
 def import_reference():
-    sys.modules["tokenizers"] = None  # find_spec() then says "not installed": no version check
+    # transformers 4.36 refuses tokenizers newer than 0.18 when it is imported, though BART's
+    # model code never calls it (only its tokenizer does, which this script does not load):
+    # while transformers is imported, the version it reads for tokenizers is one it accepts.
+    import importlib.metadata as metadata
+    real_version = metadata.version
+    metadata.version = lambda name: "0.15.2" if name == "tokenizers" else real_version(name)
     import torch.utils._pytree as pytree
     if not hasattr(pytree, "_register_pytree_node") and hasattr(pytree, "register_pytree_node"):
         def _register(cls, flatten, unflatten, *a, **k):
             return pytree.register_pytree_node(cls, flatten, unflatten, *a, **k)
         pytree._register_pytree_node = _register
-    import transformers
-    from lsg_converter.bart.modeling_lsg_bart import LSGBartConfig, LSGBartForConditionalGeneration
+    try:
+        import transformers
+        from lsg_converter.bart.modeling_lsg_bart import LSGBartConfig, LSGBartForConditionalGeneration
+    finally:
+        metadata.version = real_version
     return transformers, LSGBartConfig, LSGBartForConditionalGeneration
 
 

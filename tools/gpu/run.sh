@@ -4,11 +4,13 @@
 # summary.md, run.log and report.tar.gz, the whole folder, since only 8 files come back):
 #   facts/       nvidia-smi, driver and CUDA versions, where cuBLAS is, ldd of a binary
 #   tests/       each test binary's log and gtest XML
-#   sanitizer/   compute-sanitizer memcheck on the first few tests of each op test
+#   sanitizer/   compute-sanitizer memcheck, racecheck and synccheck over the op tests
 #   bench/       precis-bench JSON and log per (device, attention, length)
 #   hf/          the HuggingFace side by side (hf_side_by_side.py)
 #   docs/        many documents: precis-bench --docs and hf_many_docs.py, raw JSON of every run
-#   summary.md   every number above in tables: the file to read first
+#   lsgref/      the LSG seed's modeling_lsg_bart.py beside precis-bench (lsg_reference.py)
+#   summary.md   every number above in tables: the file to read first; the verdict (verdict.py)
+#                is its first line and this script's exit code
 # No step may stop the others: no `set -e`, every step under `timeout`, and each phase has
 # a time budget so the whole stays within one device call (~6 minutes by default).
 #
@@ -22,8 +24,9 @@
 #   PRECIS_GPU_BUDGET_TESTS=90 PRECIS_GPU_BUDGET_SANITIZER=60 PRECIS_GPU_BUDGET_BENCH=120
 #   PRECIS_GPU_BUDGET_CPU=30 PRECIS_GPU_BUDGET_HF=60
 #   PRECIS_GPU_TEST_TIMEOUT=60  per test binary;  PRECIS_GPU_CELL_TIMEOUT=60 per bench cell
-#   PRECIS_GPU_SANITIZER_TESTS=3  tests per op binary under memcheck
-#   PRECIS_GPU_SANITIZER_FILTER=...  a gtest filter instead of the first N tests
+#   PRECIS_GPU_SANITIZER_TOOLS="memcheck racecheck synccheck"  over every op test binary,
+#   PRECIS_GPU_SANITIZER_TIMEOUT=90 per run, PRECIS_GPU_SANITIZER_OFFSET=N the first run
+#   (default: moves with the folders under results/), PRECIS_GPU_SANITIZER_FILTER=... a gtest filter
 #   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
 #   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
 #   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf lsgref book docs"  phases to leave out (eager: the
@@ -37,6 +40,7 @@
 #                               PRECIS_GPU_DOCS_HF_BATCHES=64,32,8,1, PRECIS_GPU_DOCS_HF_LIMIT=1=16
 #                               (HF batch 1 on the first 16), PRECIS_GPU_DOCS_PRECIS_BATCHES="8 32",
 #                               PRECIS_GPU_DOCS_TIMEOUT=150 per Precis run, PRECIS_GPU_DOCS_MODEL=DIR,
+#                               PRECIS_GPU_DOCS_TRACE=N (device time per kernel, N documents N at a time),
 #                               PRECIS_GPU_DOCS_DEVICE=cuda, PRECIS_GPU_DOCS_ATTENTION="--attention ..."
 #                               (skip "docs", or "hf-docs" for its HF part only)
 #   PRECIS_GPU_BUDGET_BOOK=90   the "book" phase (a 100,000-token book in sections: README.md);
@@ -185,7 +189,7 @@ checkpoint
 # The device tests first: they are what the machine is lent for.
 TESTS=()
 for f in "$BUNDLE"/bin/kernels_* "$BUNDLE"/bin/*; do
-    case "$(basename "$f")" in precis-bench) ;; *) [[ " ${TESTS[*]} " == *" $f "* ]] || TESTS+=("$f") ;; esac
+    case "$(basename "$f")" in precis-bench | precis-attention-bench) ;; *) [[ " ${TESTS[*]} " == *" $f "* ]] || TESTS+=("$f") ;; esac
 done
 skipped tests && touch "$REPORT/tests/SKIPPED"
 if ! skipped tests; then
@@ -586,6 +590,20 @@ except Exception:
     for b in ${PRECIS_GPU_DOCS_PRECIS_BATCHES:-}; do
         [ -x "$BENCH" ] && docs_precis "precis-$b" "$WORK/docs.jsonl" "$b"
     done
+    # PRECIS_GPU_DOCS_TRACE=N: the device time per kernel of N documents run N at a time
+    # (the bundle's CUPTI tracer), in docs/trace-kernels.md: where a batched step's time goes.
+    if [ -n "${PRECIS_GPU_DOCS_TRACE:-}" ] && [ -f "$BUNDLE/lib/libprecis-kernel-trace.so" ]; then
+        l=$(docs_limit 90)
+        if [ "$l" -gt 0 ]; then
+            head -n "$PRECIS_GPU_DOCS_TRACE" "$WORK/docs.jsonl" >"$WORK/docs-trace.jsonl"
+            # shellcheck disable=SC2086
+            LD_PRELOAD="$BUNDLE/lib/libprecis-kernel-trace.so" PRECIS_KERNEL_TRACE="$D/trace-kernels.md" \
+                bounded "$l" "$BENCH" --docs "$WORK/docs-trace.jsonl" --model "$MODEL" --max-positions "$DOCS_MAX" \
+                $DOCS_ATTENTION --compute-type fp32 --device "$DOCS_DEVICE" --dtype fp16 --beams "$DOCS_BEAMS" \
+                --new-tokens "$DOCS_TOKENS" --batch-size "$PRECIS_GPU_DOCS_TRACE" --json >"$D/trace.json" 2>"$D/trace.log"
+            say "docs trace: rc $?"; head -40 "$D/trace-kernels.md"
+        fi
+    fi
     say "many documents: $(($(date +%s) - t0))s"
     checkpoint
 fi

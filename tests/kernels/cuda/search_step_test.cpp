@@ -113,6 +113,52 @@ TEST(SearchStep, LogSoftmaxProcessMatchesTheCpuRules) {
     }
 }
 
+// A forced step (BOS at the first step, EOS at the last) hands the greedy search each row's
+// log-probability of the forced token before forcing, as the CPU's greedy_pick takes it
+// (log_softmax_row first); the row itself is still 0 there and -inf elsewhere. A step that
+// forces nothing says so and leaves the output alone.
+TEST(SearchStep, AForcedStepGivesTheForcedTokensLogProbabilityBeforeForcing) {
+    PRECIS_REQUIRE_GPU();
+    const int rows = 3;
+    const int64_t V = 50265, bos = 0, eos = 2;
+    for (const int cur_len : {1, 19}) {
+        SCOPED_TRACE(cur_len == 1 ? "forced BOS" : "forced EOS");
+        const std::vector<float> logits = test::gaussian(size_t(rows) * size_t(V), 61 + uint32_t(cur_len));
+        const int64_t forced = cur_len == 1 ? bos : eos;
+        cuda::StepRules rules;
+        rules.cur_len = cur_len;
+        rules.max_length = 20;
+        rules.eos_token_id = eos;
+        rules.forced_bos_token_id = bos;
+        rules.forced_eos_token_id = eos;
+        cuda::DeviceBuffer d_scores = cuda::upload(logits), d_forced = cuda::upload(std::vector<float>(rows, 1.f));
+        EXPECT_TRUE(cuda::log_softmax_process(d_scores.as<float>(), rows, V, nullptr, 0, nullptr, rules, nullptr,
+                                              d_forced.as<float>()));
+        PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+        const std::vector<float> got = cuda::download<float>(d_forced.get(), rows);
+        const std::vector<float> row_scores = cuda::download<float>(d_scores.get(), size_t(rows) * size_t(V));
+        for (int r = 0; r < rows; ++r) {
+            std::vector<float> ref(logits.begin() + int64_t(r) * V, logits.begin() + int64_t(r + 1) * V);
+            log_softmax_row(ref.data(), V);
+            EXPECT_NEAR(got[size_t(r)], ref[size_t(forced)], 1e-5f * (1 + std::abs(ref[size_t(forced)]))) << "row " << r;
+            EXPECT_EQ(row_scores[size_t(r) * size_t(V) + size_t(forced)], 0.f);
+            EXPECT_EQ(row_scores[size_t(r) * size_t(V) + size_t(forced == bos ? eos : bos)], kNegInf);
+        }
+    }
+    // Nothing forced in the middle: false, and the output untouched.
+    cuda::StepRules rules;
+    rules.cur_len = 5;
+    rules.max_length = 20;
+    rules.forced_bos_token_id = bos;
+    rules.forced_eos_token_id = eos;
+    cuda::DeviceBuffer d_scores = cuda::upload(test::gaussian(size_t(rows) * size_t(V), 67));
+    cuda::DeviceBuffer d_forced = cuda::upload(std::vector<float>(rows, 1.f));
+    EXPECT_FALSE(cuda::log_softmax_process(d_scores.as<float>(), rows, V, nullptr, 0, nullptr, rules, nullptr,
+                                           d_forced.as<float>()));
+    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(cuda::download<float>(d_forced.get(), rows), std::vector<float>(rows, 1.f));
+}
+
 // The CPU beam search's selection: partial_sort, descending, lower index first on ties.
 void cpu_top_k(const float* s, int64_t n, int k, std::vector<float>& values, std::vector<int64_t>& indices) {
     std::vector<int64_t> order(static_cast<size_t>(n));
