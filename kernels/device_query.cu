@@ -1,5 +1,6 @@
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -41,6 +42,8 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
         cudaGetLastError();  // clear the sticky error so later calls start clean
         return out;
     }
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
     for (int i = 0; i < count; ++i) {
         cudaDeviceProp prop{};
         if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) continue;
@@ -50,6 +53,7 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
         d.compute_major = prop.major;
         d.compute_minor = prop.minor;
         d.total_bytes = prop.totalGlobalMem;
+        d.driver_version = driver;
         size_t free_b = 0, total_b = 0;
         if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess)
             d.free_bytes = free_b;
@@ -57,6 +61,48 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
     }
     if (out.empty() && why) *why = "no CUDA device found";
     return out;
+}
+
+namespace {
+
+// One attribute of the current device, asked once per device.
+template <int Tag>
+int cached_device_value(int (*ask)(int device)) {
+    constexpr int kMaxDevices = 64;
+    static std::atomic<int> known[kMaxDevices] = {};  // 0: not asked yet
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
+        cudaGetLastError();
+        return 0;
+    }
+    if (device < kMaxDevices)
+        if (const int v = known[device].load(std::memory_order_relaxed)) return v;
+    const int v = ask(device);
+    if (device < kMaxDevices) known[device].store(v, std::memory_order_relaxed);
+    return v;
+}
+
+int attribute(cudaDeviceAttr what, int device) {
+    int v = 0;
+    if (cudaDeviceGetAttribute(&v, what, device) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return v;
+}
+
+}  // namespace
+
+int current_device_capability() {
+    return cached_device_value<0>([](int device) {
+        return attribute(cudaDevAttrComputeCapabilityMajor, device) * 10 +
+               attribute(cudaDevAttrComputeCapabilityMinor, device);
+    });
+}
+
+int current_device_shared_memory_limit() {
+    return cached_device_value<1>(
+        [](int device) { return attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device); });
 }
 
 }  // namespace precis::cuda

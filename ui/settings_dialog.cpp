@@ -117,11 +117,13 @@ SettingsDialog::SettingsDialog(const EngineSettings& settings, EngineThread* eng
                            "If the GPU fails (out of memory, a CUDA error), the run goes on on the CPU and says so."));
     dtype_ = new QComboBox(this);
     dtype_->setObjectName("gpu-precision");
+    dtype_->addItem(tr("Automatic (fp16)"), "auto");
     dtype_->addItem(tr("fp32 (exact)"), "fp32");
     dtype_->addItem(tr("fp16"), "fp16");
     dtype_->addItem(tr("bf16"), "bf16");
     dtype_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    dtype_->setToolTip(tr("How the GPU computes: fp32 matches the reference exactly; fp16 and bf16 are faster on the GPU, "
+    dtype_->setToolTip(tr("How the GPU computes: automatic is fp16, on the GPU's tensor cores; fp32 matches the reference "
+                          "exactly; fp16 and bf16 are faster on the GPU (bf16 from Ampere cards on), "
                           "and their summaries can differ slightly. Runs on the CPU ignore it (see Weights)."));
     // What this machine has, so the choice is not made blind.
     device_info_ = new QLabel(this);

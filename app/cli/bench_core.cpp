@@ -374,7 +374,7 @@ nlohmann::json bench_one(const Arguments& args, int length, const BenchFrontEnd&
     j["length"] = length;
     j["model"] = model->name();
     j["device"] = device;
-    j["dtype"] = args.value_or("--dtype", "fp32");
+    j["dtype"] = args.value_or("--dtype", "auto");
     j["on_device"] = on_device;
     j["threads"] = cpu_threads();
     j["attention"] = attention;

@@ -17,7 +17,7 @@ const char* kUsage = R"(usage: precis [COMMAND] [OPTIONS]
 Without a command, precis opens the desktop application.
 
   summarize FILE... [--method auto|neural|extractive] [--sentences N|--words N|--ratio X]
-            [--model DIR|NAME] [--device auto|cpu|cuda] [--dtype fp32|fp16|bf16]
+            [--model DIR|NAME] [--device auto|cpu|cuda] [--dtype auto|fp32|fp16|bf16]
             [--beams N] [--length-penalty X]
             [--max-length N] [--min-length N] [--no-repeat-ngram N] [--password P] [--json]
             [--attention lsg|full|fovea] [--sparsity-type T] [--block-size N]

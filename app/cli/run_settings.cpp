@@ -119,7 +119,7 @@ GenerationConfig generation_from_flags(const Model& model, const Arguments& args
 std::shared_ptr<Backend> backend_from_flags(const Arguments& args, std::string* device_name) {
     BackendRequest request;
     request.device = args.value_or("--device", "auto");
-    request.dtype = args.value_or("--dtype", "fp32");
+    request.dtype = args.value_or("--dtype", "auto");
     const BackendChoice choice = make_backend(request);
     if (!choice.notice.empty()) std::cerr << "precis: " << choice.notice << "\n";
     if (device_name) *device_name = choice.device;

@@ -13,8 +13,10 @@ Model and device:
   --device auto|cpu|cuda    where to run (auto: the GPU when it has room for the model,
                             else the CPU); if the GPU fails (out of memory, a CUDA
                             error), the run goes on on the CPU and one line says so
-  --dtype fp32|fp16|bf16    GPU precision: fp32 (default) matches the reference exactly,
-                            fp16 and bf16 are faster on the GPU; the CPU ignores it
+  --dtype auto|fp32|fp16|bf16
+                            GPU precision: auto (default) is fp16 on the tensor cores;
+                            fp32 matches the reference exactly; bf16 needs an Ampere or
+                            newer card; the CPU ignores it
   --compute-type fp32|int8|fp16-weights
                             CPU weight storage (int8 and fp16 trade accuracy for speed)
   --batch-size N|auto       documents the model summarizes together when there are
@@ -75,7 +77,7 @@ with --labels, zero-shot (an NLI model scores each label).
                             the hypothesis each label is put into (zero-shot)
   --multi-label             score each label on its own instead of choosing one
   --threshold X             with --multi-label, the score a label needs (0 to 1)
-  --device auto|cpu|cuda  --dtype fp32|fp16|bf16  --compute-type T  --password P
+  --device auto|cpu|cuda  --dtype auto|fp32|fp16|bf16  --compute-type T  --password P
                             (and the attention options; see precis summarize --help)
   --json                    JSON instead of text
   --store                   also store the labels in the library
@@ -230,7 +232,7 @@ decoder_input_ids) and writes the tensors, for parity checks against reference f
 
   --generate greedy|beam    also generate, and write the ids
   --lsh-projections FILE    the LSH projections to use (safetensors)
-  --device auto|cpu|cuda  --dtype fp32|fp16|bf16  --compute-type T
+  --device auto|cpu|cuda  --dtype auto|fp32|fp16|bf16  --compute-type T
   (and the generation and attention options; see precis summarize --help)
 )"},
         {"inspect", R"(usage: precis inspect MODEL [--json]
@@ -245,7 +247,7 @@ Times the encoder, greedy generation and peak memory per input length and comput
 
   --model DIR | --shape S   a real model, or random weights of a standard shape
   --device auto|cpu|cuda    where to run, as for precis summarize
-  --dtype fp32|fp16|bf16    GPU precision (fp32: exact; fp16, bf16: faster)
+  --dtype auto|fp32|fp16|bf16  GPU precision (auto: fp16; fp32: exact)
   --lengths 1024,4096,16384 input lengths in tokens
   --compute-type fp32,int8,fp16-weights
                             compute types to compare

@@ -56,7 +56,7 @@ EngineSettings load_engine_settings(const QSettings& q) {
     if (s.attention != "model" && s.attention != "lsg" && s.attention != "full" && s.attention != "fovea")
         s.attention = d.attention;
     if (s.device != "auto" && s.device != "cpu" && s.device != "cuda") s.device = d.device;
-    if (s.dtype != "fp32" && s.dtype != "fp16" && s.dtype != "bf16") s.dtype = d.dtype;
+    if (s.dtype != "auto" && s.dtype != "fp32" && s.dtype != "fp16" && s.dtype != "bf16") s.dtype = d.dtype;
     s.classifier = load_classifier_settings(q);
     return s;
 }

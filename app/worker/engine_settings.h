@@ -29,9 +29,9 @@ struct EngineSettings {
     int extractive_sentences = 0;  // length of an extractive summary; 0: automatic (by document length)
     QString model_dir;         // empty: found automatically (see resolve_model)
     QString device = "auto";   // "auto", "cpu" or "cuda"
-    // The GPU's compute precision: "fp32" (matches the reference exactly), "fp16" or "bf16"
-    // (faster on the GPU). The CPU ignores it; its weights follow compute_type.
-    QString dtype = "fp32";
+    // The GPU's compute precision: "auto" (fp16, the tensor cores' precision), "fp32" (matches
+    // the reference exactly), "fp16" or "bf16". The CPU ignores it; its weights follow compute_type.
+    QString dtype = "auto";
     // "auto", "fp32", "int8" or "fp16-weights" (app/worker/compute_type_setting.h); stored
     // per model folder, so each model keeps its own.
     QString compute_type = "auto";
@@ -108,6 +108,6 @@ struct DeviceChoice {
     QString notice;
     std::shared_ptr<Backend> backend;
 };
-DeviceChoice choose_device(const QString& requested, const QString& dtype = QStringLiteral("fp32"));
+DeviceChoice choose_device(const QString& requested, const QString& dtype = QStringLiteral("auto"));
 
 }  // namespace precis

@@ -104,7 +104,7 @@ private:
     // Reports the extractive "model" (once, like prepare() does for a real one).
     void announce_extractive(const EngineSettings& settings);
     std::shared_ptr<Backend> backend();  // the current device's backend (auto on first use)
-    const DeviceChoice& use_device(const QString& requested, const QString& dtype = QStringLiteral("fp32"));
+    const DeviceChoice& use_device(const QString& requested, const QString& dtype = QStringLiteral("auto"));
     QString device_in_use() const;
     // The classifier settings.classifier names, loaded (kept apart from the summarizer's
     // model, so classifying and summarizing in turn reload neither), and its options.

@@ -2,14 +2,14 @@
 #include "kernels/backend_factory.h"
 
 #include "engine/core/error.h"
+#include "kernels/device_support.h"
 
 namespace precis {
 
 BackendChoice make_backend(const BackendRequest& req) {
     if (req.device != "auto" && req.device != "cpu" && req.device != "cuda")
         throw Error("--device must be auto, cpu or cuda, not '" + req.device + "'");
-    if (req.dtype != "fp32" && req.dtype != "fp16" && req.dtype != "bf16")
-        throw Error("--dtype must be fp32, fp16 or bf16, not '" + req.dtype + "'");
+    cuda::check_dtype_name(req.dtype);
     set_cpu_threads(req.cpu_threads);
     std::string notice;
     if (req.device == "cuda") notice = "this build of Precis has no CUDA backend; running on the CPU";

@@ -10,4 +10,7 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
     return {};
 }
 
+int current_device_capability() { return 0; }
+int current_device_shared_memory_limit() { return 0; }
+
 }  // namespace precis::cuda

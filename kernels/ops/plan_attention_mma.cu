@@ -26,8 +26,17 @@
 #include <type_traits>
 
 #include "kernels/cuda_check.h"
+#include "kernels/device_query.h"
 #include "kernels/ops/element_convert.cuh"
 #include "kernels/ops/plan_attention_mma.h"
+
+// mma.sync m16n8k16 and cp.async came with Ampere (8.0). Code built for Turing (7.5) keeps
+// the kernels' shapes but traps in their place; the host never launches them there.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define PRECIS_MMA_ARCH 1
+#else
+#define PRECIS_MMA_ARCH 0
+#endif
 
 namespace precis::cuda {
 
@@ -64,19 +73,27 @@ template <class T>
 __device__ __forceinline__ void mma16816(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1);
 template <>
 __device__ __forceinline__ void mma16816<__half>(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+#if PRECIS_MMA_ARCH
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    __trap();  // never launched there: plan_attention_mma() declines cards older than 8.0
+#endif
 }
 template <>
 __device__ __forceinline__ void mma16816<__nv_bfloat16>(float c[4], const uint32_t a[4], uint32_t b0, uint32_t b1) {
+#if PRECIS_MMA_ARCH
     asm volatile(
         "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
         "{%0,%1,%2,%3};\n"
         : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+#else
+    __trap();  // never launched there: plan_attention_mma() declines cards older than 8.0
+#endif
 }
 
 // Four 8x8 blocks of 16-bit values, transposed, from rows whose addresses the lanes give.
@@ -150,13 +167,23 @@ __device__ __forceinline__ void load_tile(Tile<T, HD>& tile, const KeySource& ks
 // 16 bytes from global to shared memory without passing through registers; with `valid`
 // false the destination is zero-filled (no bytes read).
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem, bool valid) {
+#if PRECIS_MMA_ARCH
     const unsigned dst = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(valid ? 16 : 0));
+#else
+    __trap();
+#endif
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+__device__ __forceinline__ void cp_async_commit() {
+#if PRECIS_MMA_ARCH
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
+#if PRECIS_MMA_ARCH
     asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+#endif
 }
 
 // Issues the copy of keys [t0, t0 + n) of one 16-bit source into one stage (zeros past n).
@@ -504,6 +531,8 @@ bool vector_readable(const KeySource& s, size_t element_bytes) {
 bool plan_attention_mma(Precision p, const void* q, int64_t q_stride, const Sources& src, const DevicePlan& plan,
                         int heads, int head_dim, float scale, void* out, int64_t out_stride, cudaStream_t stream) {
     if (p == Precision::F32 || (head_dim != 64 && head_dim != 128)) return false;
+    // Turing (7.5) lacks the m16n8k16 products and cp.async: its float32 kernel serves.
+    if (current_device_capability() < 80) return false;
     // Queries and outputs move two values per register: even strides, 4-byte aligned bases.
     if (q_stride % 2 != 0 || out_stride % 2 != 0 || !aligned(q, 4) || !aligned(out, 4)) return false;
     for (const KeySource& s : src.s)

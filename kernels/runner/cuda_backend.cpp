@@ -4,6 +4,7 @@
 #include "kernels/backend_factory.h"
 #include "kernels/device_buffer.h"
 #include "kernels/device_query.h"
+#include "kernels/device_support.h"
 #include "kernels/runner/cuda_runner.h"
 
 namespace precis {
@@ -28,7 +29,7 @@ BackendChoice cpu_choice(int threads, std::string notice) {
 BackendChoice make_backend(const BackendRequest& req) {
     if (req.device != "auto" && req.device != "cpu" && req.device != "cuda")
         throw Error("--device must be auto, cpu or cuda, not '" + req.device + "'");
-    const cuda::Precision precision = cuda::parse_precision(req.dtype);
+    cuda::check_dtype_name(req.dtype);
     if (req.device == "cpu") return cpu_choice(req.cpu_threads, "");
     std::string why;
     const std::vector<cuda::DeviceInfo> devices = cuda::list_devices(&why);
@@ -36,6 +37,13 @@ BackendChoice make_backend(const BackendRequest& req) {
         return cpu_choice(req.cpu_threads,
                           req.device == "cuda" ? "no usable CUDA device (" + why + "); running on the CPU" : "");
     const cuda::DeviceInfo& d = devices.front();
+    // Before anything is uploaded: a card this build cannot run, or a precision it lacks,
+    // is one sentence and the CPU, for auto too (the user has a GPU and should know why).
+    const cuda::DeviceSupport support = cuda::check_device(d, d.driver_version, cuda::build_targets());
+    if (!support.usable) return cpu_choice(req.cpu_threads, support.why + "; running on the CPU");
+    const cuda::DtypeChoice dtype = cuda::choose_dtype(req.dtype, d);
+    if (!dtype.refusal.empty()) return cpu_choice(req.cpu_threads, dtype.refusal + "; running on the CPU");
+    const cuda::Precision precision = cuda::parse_precision(dtype.dtype);
     if (req.device == "auto" && !has_room(d, req.model_bytes, precision))
         return cpu_choice(req.cpu_threads, d.name + " has " + std::to_string(d.free_bytes >> 20) +
                                                " MiB free, too little for this model; running on the CPU");
@@ -43,7 +51,7 @@ BackendChoice make_backend(const BackendRequest& req) {
         auto runner = std::make_shared<cuda::CudaRunner>(d.index, precision);
         set_cpu_threads(req.cpu_threads);
         std::string name = runner->device_name();
-        return {std::make_shared<RunnerBackend>(make_cpu_backend(), std::move(runner)), name, ""};
+        return {std::make_shared<RunnerBackend>(make_cpu_backend(), std::move(runner)), name, support.first_use};
     } catch (const Error& e) {
         return cpu_choice(req.cpu_threads, std::string("could not start the CUDA backend (") + e.what() +
                                                "); running on the CPU");

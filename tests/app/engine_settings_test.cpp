@@ -16,16 +16,16 @@ QString settings_file(const std::string& name) {
     return QString::fromStdString((scratch_dir(name) / "settings.ini").string());
 }
 
-TEST(EngineSettingsDtype, DefaultsToFp32) {
-    EXPECT_EQ(EngineSettings{}.dtype, "fp32");
+TEST(EngineSettingsDtype, DefaultsToAutomatic) {
+    EXPECT_EQ(EngineSettings{}.dtype, "auto");
     QSettings q(settings_file("engine-settings-empty"), QSettings::IniFormat);
     q.clear();
-    EXPECT_EQ(load_engine_settings(q).dtype, "fp32");
+    EXPECT_EQ(load_engine_settings(q).dtype, "auto");
 }
 
 TEST(EngineSettingsDtype, EachPrecisionSurvivesQSettings) {
     const QString file = settings_file("engine-settings-dtype");
-    for (const char* dtype : {"fp16", "bf16", "fp32"}) {
+    for (const char* dtype : {"fp16", "bf16", "fp32", "auto"}) {
         EngineSettings s;
         s.device = "cuda";
         s.dtype = dtype;
@@ -41,11 +41,11 @@ TEST(EngineSettingsDtype, EachPrecisionSurvivesQSettings) {
     }
 }
 
-TEST(EngineSettingsDtype, AnUnknownValueFallsBackToFp32) {
+TEST(EngineSettingsDtype, AnUnknownValueFallsBackToAutomatic) {
     QSettings q(settings_file("engine-settings-bad-dtype"), QSettings::IniFormat);
     for (const char* bad : {"FP16", "float16", "int8", "", "fp16 "}) {
         q.setValue("engine/dtype", QString::fromLatin1(bad));
-        EXPECT_EQ(load_engine_settings(q).dtype, "fp32") << bad;
+        EXPECT_EQ(load_engine_settings(q).dtype, "auto") << bad;
     }
     // The device beside it is read on its own: a bad precision does not reset it.
     q.setValue("engine/device", "cpu");

@@ -130,7 +130,7 @@ TEST_F(Screenshots, SettingsDialogGpuPrecision) {
     // Automatic device: the GPU precision can be chosen, under it what this machine has.
     EngineSettings s = window_->settings();
     s.device = "auto";
-    s.dtype = "fp16";
+    s.dtype = "auto";
     ui::SettingsDialog dialog(s, window_->engine(), window_.get());
     dialog.show();
     save(&dialog, "settings-dialog-gpu-precision.png");

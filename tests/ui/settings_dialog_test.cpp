@@ -352,7 +352,7 @@ TEST_F(SettingsDialogTest, GpuPrecisionIsOffForTheCpuAndIsKept) {
     auto* dtype = dialog_->findChild<QComboBox*>("gpu-precision");
     ASSERT_NE(device, nullptr);
     ASSERT_NE(dtype, nullptr);
-    EXPECT_EQ(dialog_->settings().dtype, "fp32");  // the default
+    EXPECT_EQ(dialog_->settings().dtype, "auto");  // the default
     EXPECT_FALSE(dtype->toolTip().isEmpty());
 
     device->setCurrentIndex(device->findData("cpu"));

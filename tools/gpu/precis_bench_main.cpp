@@ -44,7 +44,7 @@ BenchModel load_model(const Arguments& args) {
 std::shared_ptr<Backend> backend(const Arguments& args, std::string* device) {
     BackendRequest request;
     request.device = args.value_or("--device", "auto");
-    request.dtype = args.value_or("--dtype", "fp32");
+    request.dtype = args.value_or("--dtype", "auto");
     // model_bytes stays 0 (unknown): the random model is built after the backend, and
     // auto's room check then assumes it fits.
     BackendChoice choice = make_backend(request);
@@ -60,7 +60,7 @@ products alone, greedy and beam tokens/s and peak memory per input length.
 
   --model DIR | --shape S   a real model, or random weights of a standard shape
   --device auto|cpu|cuda    where to run
-  --dtype fp32|fp16|bf16    the GPU's compute type
+  --dtype auto|fp32|fp16|bf16  the GPU's compute type (auto: fp16)
   --lengths 1024,4096,16384 input lengths in tokens
   --compute-type fp32,int8,fp16-weights
                             host weight formats to compare (one child process each)
