@@ -83,6 +83,8 @@ DeviceSupport check_device(const DeviceInfo& d, int driver_version, const BuildT
     return s;
 }
 
+std::string dtype_after_fp16_overflow(int capability) { return capability >= kBf16Capability ? "bf16" : "fp32"; }
+
 void check_dtype_name(const std::string& asked) {
     if (asked != "auto" && asked != "fp32" && asked != "fp16" && asked != "bf16")
         throw Error("--dtype must be auto, fp32, fp16 or bf16, not '" + asked + "'");

@@ -44,6 +44,11 @@ struct DtypeChoice {
 };
 DtypeChoice choose_dtype(const std::string& asked, const DeviceInfo& device);
 
+// --dtype auto's fp16 run whose activations overflowed (NaN or infinite values in the
+// encoder's output): bf16, whose range is float32's, on cards that have it (8.0 on); float32
+// on Turing.
+std::string dtype_after_fp16_overflow(int capability);
+
 // "fp32|fp16|bf16|auto" checked without a device (builds without CUDA, the settings).
 void check_dtype_name(const std::string& asked);
 

@@ -48,7 +48,7 @@ BackendChoice make_backend(const BackendRequest& req) {
         return cpu_choice(req.cpu_threads, d.name + " has " + std::to_string(d.free_bytes >> 20) +
                                                " MiB free, too little for this model; running on the CPU");
     try {
-        auto runner = std::make_shared<cuda::CudaRunner>(d.index, precision);
+        auto runner = std::make_shared<cuda::CudaRunner>(d.index, precision, req.dtype == "auto");
         set_cpu_threads(req.cpu_threads);
         std::string name = runner->device_name();
         return {std::make_shared<RunnerBackend>(make_cpu_backend(), std::move(runner)), name, support.first_use};

@@ -7,7 +7,9 @@
 #include "engine/model/model.h"
 #include "kernels/device_query.h"
 #include "kernels/ops/elementwise.h"
+#include "kernels/device_support.h"
 #include "kernels/ops/gemm.h"
+#include "kernels/ops/non_finite.h"
 #include "kernels/runner/device_decoder.h"
 #include "kernels/runner/device_encoder.h"
 #include "kernels/runner/device_memory.h"
@@ -32,8 +34,12 @@ std::string describe(int device, Precision p) {
 
 }  // namespace
 
-CudaRunner::CudaRunner(int device, Precision precision)
-    : device_(device), precision_(precision), name_(describe(device, precision)), id_(next_runner_id()) {
+CudaRunner::CudaRunner(int device, Precision precision, bool automatic)
+    : device_(device),
+      precision_(precision),
+      automatic_(automatic),
+      name_(describe(device, precision)),
+      id_(next_runner_id()) {
     PRECIS_CUDA_CHECK(cudaSetDevice(device_));
     PRECIS_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     gemm_ = std::make_unique<Gemm>(stream_);
@@ -86,19 +92,48 @@ EncoderOutput CudaRunner::encode(const Model& model, const std::vector<std::vect
                                  const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                                  const RunCallbacks& callbacks, bool keep_layer_states) {
     return guarded([&] {
-        const DeviceModel& w = weights_for(model);
-        products_->enable(profiling_);
-        attention_->enable(profiling_);
-        const auto start = std::chrono::steady_clock::now();
-        EncoderCall call{model, w, *gemm_, stream_, *workspace_, *products_, *attention_, id_};
-        EncoderOutput out = device_encode(call, ids, masks, attention, callbacks, keep_layer_states);
-        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-        stats_.encoder_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (products_->enabled()) stats_.encoder_product_seconds = products_->collect();
-        if (attention_->enabled()) stats_.encoder_attention_seconds = attention_->collect();
-        stats_.peak_device_bytes = device_bytes_peak();
-        return out;
+        while (true) {
+            const DeviceModel& w = weights_for(model);
+            products_->enable(profiling_);
+            attention_->enable(profiling_);
+            const auto start = std::chrono::steady_clock::now();
+            EncoderCall call{model, w, *gemm_, stream_, *workspace_, *products_, *attention_, id_};
+            EncoderOutput out = device_encode(call, ids, masks, attention, callbacks, keep_layer_states);
+            PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            stats_.encoder_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            if (products_->enabled()) stats_.encoder_product_seconds = products_->collect();
+            if (attention_->enabled()) stats_.encoder_attention_seconds = attention_->collect();
+            stats_.peak_device_bytes = device_bytes_peak();
+            if (!automatic_ || precision_ != Precision::F16 || !overflowed(out)) return out;
+            // fp16 holds at most 65504: some activation of this model passed it. From now on
+            // the runner uses bf16 (float32's range) or, before Ampere, float32; the weights
+            // are uploaded again in it and this input is encoded again. Said once: the
+            // runner never goes back to fp16.
+            const Precision next = parse_precision(dtype_after_fp16_overflow(current_device_capability()));
+            callbacks.notice("this model's activations overflow fp16 on " + name_ + "; running in " +
+                             precision_name(next) + " from now on");
+            out = {};
+            weights_.reset();
+            precision_ = next;
+            std::lock_guard<std::mutex> lock(name_mutex_);
+            name_ = describe(device_, next);
+        }
     });
+}
+
+// Whether any encoder output row holds NaN or infinite values (one small reduction per row,
+// one copy back).
+bool CudaRunner::overflowed(const EncoderOutput& out) {
+    DeviceBuffer count(sizeof(int));
+    PRECIS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(int), stream_));
+    for (const EncodedRow& row : out.rows) {
+        const auto* m = static_cast<const DeviceMemory*>(row.device_memory.get());
+        if (m) count_non_finite(m->precision, m->memory.get(), int64_t(m->rows) * m->dim, count.as<int>(), stream_);
+    }
+    int found = 0;
+    PRECIS_CUDA_CHECK(cudaMemcpyAsync(&found, count.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
+    PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    return found > 0;
 }
 
 GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,

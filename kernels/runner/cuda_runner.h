@@ -21,10 +21,16 @@ class SpanTimer;
 
 class CudaRunner final : public ModelRunner {
 public:
-    CudaRunner(int device, Precision precision);
+    // automatic: the precision came from --dtype auto (fp16), and an encoder output that
+    // overflows fp16 switches the runner to bf16 (float32 on Turing), says so once through
+    // the run's notice and encodes again.
+    CudaRunner(int device, Precision precision, bool automatic = false);
     ~CudaRunner() override;
 
-    std::string device_name() const override { return name_; }
+    std::string device_name() const override {
+        std::lock_guard<std::mutex> lock(name_mutex_);  // an fp16 overflow renames the runner mid-run
+        return name_;
+    }
     bool supports(const AttentionOptions& attention) const override;
     EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
                          const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
@@ -40,11 +46,13 @@ public:
 
 private:
     const DeviceModel& weights_for(const Model& model);
+    bool overflowed(const EncoderOutput& out);
     template <class F>
     auto guarded(F&& work) -> decltype(work());
 
     int device_;
     Precision precision_;
+    bool automatic_;
     std::string name_;
     uint64_t id_;
     cudaStream_t stream_ = nullptr;
@@ -55,6 +63,7 @@ private:
     RunnerStats stats_;
     bool profiling_ = false;
     std::mutex mutex_;  // one run at a time on the stream
+    mutable std::mutex name_mutex_;
 };
 
 }  // namespace precis::cuda

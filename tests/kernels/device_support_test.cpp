@@ -92,6 +92,14 @@ TEST(DtypeChoice, WhatIsAskedRunsAndBf16IsRefusedBeforeAmpere) {
     EXPECT_TRUE(contains(t4.refusal, "8.0")) << t4.refusal;
 }
 
+TEST(DtypeChoice, AnFp16OverflowMovesToBf16WhereTheCardHasItElseToFp32) {
+    // --dtype auto's fallback when fp16 overflows (kernels/runner/cuda_runner.cpp).
+    EXPECT_EQ(dtype_after_fp16_overflow(80), "bf16");
+    EXPECT_EQ(dtype_after_fp16_overflow(90), "bf16");
+    EXPECT_EQ(dtype_after_fp16_overflow(120), "bf16");
+    EXPECT_EQ(dtype_after_fp16_overflow(75), "fp32");
+}
+
 TEST(DtypeChoice, AnUnknownNameIsRefusedNamingIt) {
     try {
         choose_dtype("fp8", card("NVIDIA H100", 9, 0));
