@@ -11,6 +11,7 @@
 #include "engine/core/checked.h"
 #include "engine/core/worker_team.h"
 #include "engine/model/attend.h"
+#include "engine/model/reorder_plan.h"
 #include "engine/model/cross_memory.h"
 #include "engine/model/model.h"
 
@@ -262,19 +263,13 @@ void DecoderState::reorder(const std::vector<int>& parents) {
         check(row_item_[size_t(p)] == row_item_[size_t(r)], "decoder: a row can only continue a row of its own document");
     }
     // Only rows that continue another row's history are written; a parent that is itself
-    // written is saved first, once. Rows that keep their own history cost nothing.
-    // (Copying every row out and back moved 38 MB per step for four bart-base rows at 128
-    // tokens, on one thread: close to half of the 89 MB of int8 weights the step reads.)
-    std::vector<int> slot(size_t(rows), -1);  // where a written parent is saved
-    int saved = 0;
-    bool moves = false;
-    for (int r = 0; r < rows; ++r) {
-        const int p = parents[size_t(r)];
-        if (p == r) continue;
-        moves = true;
-        if (parents[size_t(p)] != p && slot[size_t(p)] < 0) slot[size_t(p)] = saved++;
-    }
-    if (!moves) return;
+    // written is saved first, once (engine/model/reorder_plan.h, the CUDA decoder's plan too).
+    // Rows that keep their own history cost nothing. (Copying every row out and back moved
+    // 38 MB per step for four bart-base rows at 128 tokens, on one thread: close to half of
+    // the 89 MB of int8 weights the step reads.)
+    const ReorderPlan plan = plan_reorder(parents);
+    if (plan.writes() == 0) return;
+    const int saved = plan.slots;
     int longest = 0;  // the rows of one document share a length; documents differ
     for (int r = 0; r < rows; ++r) longest = std::max(longest, row_length(r));
     if (longest == 0) return;
@@ -293,13 +288,10 @@ void DecoderState::reorder(const std::vector<int>& parents) {
         float* own = buf ? buf + size_t(omp_get_thread_num()) * size_t(saved) * stride : nullptr;
         auto row = [&](int r) { return base + size_t(active_[size_t(r)]) * size_t(max_length_) * size_t(D_); };
         auto floats = [&](int r) { return size_t(row_length(r)) * size_t(D_); };
-        for (int p = 0; p < rows; ++p)
-            if (slot[size_t(p)] >= 0) std::memcpy(own + size_t(slot[size_t(p)]) * stride, row(p), floats(p) * sizeof(float));
-        for (int r = 0; r < rows; ++r) {
-            const int p = parents[size_t(r)];
-            if (p == r) continue;
-            const float* from = slot[size_t(p)] >= 0 ? own + size_t(slot[size_t(p)]) * stride : row(p);
-            std::memcpy(row(r), from, floats(p) * sizeof(float));
+        for (const ReorderMove& m : plan.moves) {
+            const float* from = m.src_slot >= 0 ? own + size_t(m.src_slot) * stride : row(m.src_row);
+            float* to = m.dst_slot >= 0 ? own + size_t(m.dst_slot) * stride : row(m.dst_row);
+            std::memcpy(to, from, floats(m.src_row) * sizeof(float));  // the saves come first
         }
     }
     // Every row of a document has the same length, so lengths need no copying.

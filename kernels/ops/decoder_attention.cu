@@ -10,6 +10,7 @@
 
 #include "engine/core/error.h"
 #include "kernels/cuda_check.h"
+#include "engine/model/reorder_plan.h"
 #include "kernels/ops/element_convert.cuh"
 
 namespace precis::cuda {
@@ -155,11 +156,7 @@ void dispatch(Precision p, F&& f) {
     else f(__nv_bfloat16{});
 }
 
-// One reorder copy: a row of one cache (or its saved copy in scratch) to another place.
-struct Move {
-    int32_t src_row, src_slot;  // slot >= 0: read scratch slot src_slot instead of a cache row
-    int32_t dst_row, dst_slot;  // slot >= 0: write scratch slot dst_slot instead of a cache row
-};
+using Move = ReorderMove;  // uploaded as the plan made them
 
 template <class U>
 __global__ void copy_rows_kernel(char* const* caches, const Move* moves, int n_moves, char* scratch, int saved,
@@ -231,21 +228,9 @@ void CacheReorder::run(Precision p, const std::vector<void*>& caches, const std:
     check(length >= 0 && length <= max_len && D > 0, "CacheReorder: length must be in [0, max_len] and D positive");
     if (length == 0 || caches.empty()) return;
 
-    std::vector<int> slot(size_t(rows), -1);  // where an overwritten parent is saved
-    int saved = 0;
-    for (int r = 0; r < rows; ++r) {
-        const int par = parents[size_t(r)];
-        if (par != r && parents[size_t(par)] != par && slot[size_t(par)] < 0) slot[size_t(par)] = saved++;
-    }
-    std::vector<Move> moves;
-    for (int r = 0; r < rows; ++r)
-        if (slot[size_t(r)] >= 0) moves.push_back({r, -1, -1, slot[size_t(r)]});
-    const int n_saves = int(moves.size());
-    for (int r = 0; r < rows; ++r) {
-        const int par = parents[size_t(r)];
-        if (par != r) moves.push_back({par, slot[size_t(par)], r, -1});
-    }
-    const int n_writes = int(moves.size()) - n_saves;
+    const ReorderPlan plan = plan_reorder(parents);  // the CPU decoder's plan too
+    const std::vector<Move>& moves = plan.moves;
+    const int saved = plan.slots, n_saves = plan.saves, n_writes = plan.writes();
     if (n_writes == 0) return;  // identity: nothing is launched or uploaded
 
     const int64_t elem = int64_t(bytes_of(p));
