@@ -52,6 +52,7 @@ CudaRunner::~CudaRunner() {
     // Device memory goes before the stream it was used on.
     workspace_.reset();
     weights_.reset();
+    overflow_count_ = DeviceBuffer();
     gemm_.reset();
     products_.reset();
     attention_.reset();
@@ -124,7 +125,8 @@ EncoderOutput CudaRunner::encode(const Model& model, const std::vector<std::vect
 // Whether any encoder output row holds NaN or infinite values (one small reduction per row,
 // one copy back).
 bool CudaRunner::overflowed(const EncoderOutput& out) {
-    DeviceBuffer count(sizeof(int));
+    DeviceBuffer& count = overflow_count_;
+    count.reserve(sizeof(int));
     PRECIS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(int), stream_));
     for (const EncodedRow& row : out.rows) {
         const auto* m = static_cast<const DeviceMemory*>(row.device_memory.get());

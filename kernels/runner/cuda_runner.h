@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/generate/model_runner.h"
+#include "kernels/device_buffer.h"
 #include "kernels/ops/precision.h"
 
 namespace precis::cuda {
@@ -60,6 +61,7 @@ private:
     std::unique_ptr<DeviceModel> weights_;
     std::unique_ptr<EncoderWorkspace> workspace_;
     std::unique_ptr<SpanTimer> products_, attention_;
+    DeviceBuffer overflow_count_;  // one int: the encoder output's NaN and infinite values
     RunnerStats stats_;
     bool profiling_ = false;
     std::mutex mutex_;  // one run at a time on the stream
