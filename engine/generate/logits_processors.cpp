@@ -29,6 +29,12 @@ void force_token(float* scores, int64_t vocab, int64_t token) {
 
 }  // namespace
 
+int64_t forced_token_at(int64_t forced_bos_token_id, int64_t forced_eos_token_id, int cur_len, int max_length) {
+    if (forced_eos_token_id >= 0 && cur_len == max_length - 1) return forced_eos_token_id;
+    if (forced_bos_token_id >= 0 && cur_len == 1) return forced_bos_token_id;
+    return -1;
+}
+
 int effective_max_length(const GenerationConfig& cfg) {
     return cfg.max_new_tokens ? *cfg.max_new_tokens + 1 : cfg.max_length;
 }
@@ -39,8 +45,8 @@ void process_scores(float* scores, int64_t vocab, const std::vector<int64_t>& se
     if (cfg.no_repeat_ngram_size > 0) ban_repeated_ngrams(scores, sequence, cfg.no_repeat_ngram_size);
     if (cfg.min_length > 0 && cur_len < cfg.min_length && cfg.eos_token_id >= 0 && cfg.eos_token_id < vocab)
         scores[cfg.eos_token_id] = kNegInf;
-    if (cfg.forced_bos_token_id >= 0 && cur_len == 1) force_token(scores, vocab, cfg.forced_bos_token_id);
-    if (cfg.forced_eos_token_id >= 0 && cur_len == max_length - 1) force_token(scores, vocab, cfg.forced_eos_token_id);
+    const int64_t forced = forced_token_at(cfg.forced_bos_token_id, cfg.forced_eos_token_id, int(cur_len), max_length);
+    if (forced >= 0) force_token(scores, vocab, forced);  // over the whole row, bans included
 }
 
 }  // namespace precis

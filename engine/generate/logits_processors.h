@@ -13,6 +13,12 @@ namespace precis {
 void process_scores(float* scores, int64_t vocab, const std::vector<int64_t>& sequence,
                     const GenerationConfig& cfg, int max_length);
 
+// The token a forcing rule sets at this step, or -1: forced BOS at the first step (cur_len 1),
+// forced EOS at the last (cur_len max_length - 1), EOS when both apply (HuggingFace applies it
+// second, over the whole row). The CPU's process_scores and the device search step
+// (kernels/ops/search_step.cu) both ask this, so the two cannot disagree on it.
+int64_t forced_token_at(int64_t forced_bos_token_id, int64_t forced_eos_token_id, int cur_len, int max_length);
+
 // Effective max_length (start token included): max_new_tokens + 1 when set, else max_length.
 int effective_max_length(const GenerationConfig& cfg);
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/generate/logits_processors.h"
 #include "kernels/cuda_check.h"
 
 namespace precis::cuda {
@@ -198,11 +199,10 @@ bool log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* 
     check(rules.forced_bos_token_id < vocab && rules.forced_eos_token_id < vocab,
           "log_softmax_process: a forced token id is outside the vocabulary");
     if (rows == 0) return false;
-    RowRules rr{rules.cur_len, rules.min_length, rules.no_repeat_ngram, rules.eos_token_id, -1};
-    // Forced EOS is applied after forced BOS and overwrites the whole row, so it wins.
-    if (rules.forced_bos_token_id >= 0 && rules.cur_len == 1) rr.forced_token = rules.forced_bos_token_id;
-    if (rules.forced_eos_token_id >= 0 && rules.cur_len == rules.max_length - 1)
-        rr.forced_token = rules.forced_eos_token_id;
+    // The CPU's own rule for which token is forced (engine/generate/logits_processors.h).
+    const RowRules rr{rules.cur_len, rules.min_length, rules.no_repeat_ngram, rules.eos_token_id,
+                      forced_token_at(rules.forced_bos_token_id, rules.forced_eos_token_id, rules.cur_len,
+                                      rules.max_length)};
     log_softmax_process_kernel<<<unsigned(rows), kRowThreads, 0, stream>>>(scores, vocab, history, history_stride,
                                                                           beam_scores, rr, forced_logprob);
     PRECIS_CUDA_LAUNCHED();

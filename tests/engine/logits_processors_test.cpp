@@ -56,6 +56,16 @@ TEST(LogitsProcessors, ForcedBosAtTheFirstStepAndForcedEosAtTheLast) {
     for (int t = 0; t < 6; ++t) EXPECT_EQ(e[t], t == 2 ? 0.f : -INFINITY);
 }
 
+TEST(LogitsProcessors, TheForcedTokenIsBosAtTheFirstStepEosAtTheLastAndEosWhenBothApply) {
+    // The rule both searches ask (the CPU's process_scores and the device's search step).
+    EXPECT_EQ(forced_token_at(0, 2, 1, 20), 0);
+    EXPECT_EQ(forced_token_at(0, 2, 19, 20), 2);
+    EXPECT_EQ(forced_token_at(0, 2, 5, 20), -1);
+    EXPECT_EQ(forced_token_at(0, 2, 1, 2), 2) << "a one-token summary: EOS is applied second and wins";
+    EXPECT_EQ(forced_token_at(-1, 2, 1, 20), -1);
+    EXPECT_EQ(forced_token_at(0, -1, 19, 20), -1);
+}
+
 TEST(LogitsProcessors, MaxNewTokensCountsFromTheStartToken) {
     GenerationConfig g = base();
     g.max_length = 50;
