@@ -114,7 +114,19 @@ int bench_docs(const Arguments& args, const BenchFrontEnd& front) {
     j["device"] = be->name();
     j["compute_type"] = compute_type_name(model.compute_type());
     j["peak_memory_mb"] = double(ru.ru_maxrss) * 1024.0 / 1e6;  // host, decimal megabytes
-    if (runner && be->runner() == runner) j["peak_gpu_memory_mb"] = double(runner->stats().peak_device_bytes) / 1e6;
+    if (runner && be->runner() == runner) {
+        const RunnerStats st = runner->stats();
+        j["peak_gpu_memory_mb"] = double(st.peak_device_bytes) / 1e6;
+        // Where a decoding step's time goes, over every batch: wall, the GPU's work (layers,
+        // logits, search) and the layers alone, per step. Wall minus device is the host's part.
+        if (st.decode_steps_total > 0) {
+            const double per = 1e3 / double(st.decode_steps_total);
+            j["decode_step_split"] = {{"steps", st.decode_steps_total},
+                                      {"wall_ms", st.decode_wall_total_seconds * per},
+                                      {"device_ms", st.decode_device_total_seconds * per},
+                                      {"layers_ms", st.decode_layers_total_seconds * per}};
+        }
+    }
     j["documents_per_second"] = double(docs.size()) / seconds;
     j["new_tokens_per_second"] = double(docs.size()) * new_tokens / seconds;
     j["ids"] = out;

@@ -37,6 +37,10 @@ struct RunnerStats {
     // what the host adds to a step (launches, copies, the beams' bookkeeping).
     int decode_steps = 0;
     double decode_wall_seconds = 0, decode_device_seconds = 0, decode_layers_seconds = 0;
+    // The same summed over every generation since reset_stats() (many documents run as
+    // several batches, each its own generation).
+    int64_t decode_steps_total = 0;
+    double decode_wall_total_seconds = 0, decode_device_total_seconds = 0, decode_layers_total_seconds = 0;
 };
 
 class ModelRunner {

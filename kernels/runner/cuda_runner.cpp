@@ -187,6 +187,10 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
         stats_.decode_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         stats_.decode_device_seconds = step_time.collect();
         stats_.decode_layers_seconds = layers_time.collect();
+        stats_.decode_steps_total += res.steps;
+        stats_.decode_wall_total_seconds += stats_.decode_wall_seconds;
+        stats_.decode_device_total_seconds += stats_.decode_device_seconds;
+        stats_.decode_layers_total_seconds += stats_.decode_layers_seconds;
         stats_.peak_device_bytes = device_bytes_peak();
         return res;
     });

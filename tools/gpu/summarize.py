@@ -174,6 +174,10 @@ def many_documents():
                 notes.append("auto chose %s (largest step %s rows, %s halvings)" % (j.get("batch_size"), j.get("largest_step"),
                                                                                    j.get("halvings")))
             notes.append("encoder %.2f s of it" % j.get("encode_seconds", 0))
+            st = j.get("decode_step_split")
+            if st:
+                notes.append("%d decoding steps of %.2f ms wall, %.2f ms on the GPU (layers %.2f)" % (
+                    st["steps"], st["wall_ms"], st["device_ms"], st["layers_ms"]))
         rows.append(("Precis", label, j, name, notes))
 
     precis_row("precis-1", "1")
