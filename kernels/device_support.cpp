@@ -53,6 +53,14 @@ BuildTargets build_targets() {
     return t;
 }
 
+std::string describe(const BuildTargets& build) {
+    if (build.sass.empty()) return {};
+    std::string s = "machine code for ";
+    for (size_t i = 0; i < build.sass.size(); ++i) s += (i ? ", " : "") + capability_text(build.sass[i]);
+    if (build.ptx > 0) s += "; PTX " + capability_text(build.ptx);
+    return s;
+}
+
 DeviceSupport check_device(const DeviceInfo& d, int driver_version, const BuildTargets& build) {
     DeviceSupport s;
     const int cap = d.compute_major * 10 + d.compute_minor;

@@ -7,6 +7,7 @@
 #include "app/ingest/pdf_reader_process.h"
 #include "engine/core/error.h"
 #include "kernels/device_query.h"
+#include "kernels/device_support.h"
 
 namespace precis::cli {
 
@@ -64,10 +65,16 @@ bool is_command(const std::string& w) {
 std::string version_text() {
     std::string backends = "cpu";
     if (cuda::compiled_with_cuda()) {
+        // What GPU code this build carries, and whether the GPU here can run it.
+        const cuda::BuildTargets build = cuda::build_targets();
         std::string why;
         auto devices = cuda::list_devices(&why);
-        backends += devices.empty() ? ", cuda (built in; no GPU now: " + why + ")"
-                                    : ", cuda (built in; " + devices[0].name + ")";
+        std::string now = "no GPU now: " + why;
+        if (!devices.empty()) {
+            const cuda::DeviceSupport s = cuda::check_device(devices[0], devices[0].driver_version, build);
+            now = s.usable ? devices[0].name : s.why;
+        }
+        backends += ", cuda (built in, " + cuda::describe(build) + "; " + now + ")";
     }
     // Where PDFs are read: a report of a PDF that misbehaved should say which way it was.
     const std::string reader = find_pdf_reader();

@@ -8,6 +8,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/usage.h"
+#include "kernels/device_query.h"
 #include "tests/app/in_process_cli.h"
 
 namespace precis::test {
@@ -50,6 +51,16 @@ TEST(CliUsage, HelpAfterOtherArgumentsStillPrintsUsageWithoutRunning) {
     r = run("library --library /no/such/dir/lib.sqlite export 3 -h");
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "usage: precis library export ID")) << r.out;
+}
+
+TEST(CliUsage, VersionSaysWhichGpusTheBuildCarriesCodeFor) {
+    const CliResult r = run("--version");
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, "backends: cpu")) << r.out;
+    if (cuda::compiled_with_cuda()) {
+        EXPECT_TRUE(contains(r.out, "machine code for ")) << r.out;
+        EXPECT_TRUE(contains(r.out, "; PTX ")) << r.out;
+    }
 }
 
 TEST(CliUsage, HelpCommandNamesATopic) {

@@ -111,6 +111,11 @@ TEST(DtypeChoice, AnUnknownNameIsRefusedNamingIt) {
     EXPECT_NO_THROW(check_dtype_name("auto"));
 }
 
+TEST(DeviceSupport, ABuildDescribesItsCodeAsCapabilities) {
+    EXPECT_EQ(describe(kEveryGeneration), "machine code for 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 12.0; PTX 12.0");
+    EXPECT_EQ(describe(BuildTargets{}), "");
+}
+
 TEST(DeviceSupport, ThisBuildSaysWhatItCarries) {
     const BuildTargets t = build_targets();
     if (t.sass.empty()) GTEST_SKIP() << "a build without CUDA carries no GPU code";
