@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/attention/attention.h"
+#include "engine/generate/model_runner.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_query.h"
 #include "kernels/ops/element_convert.cuh"
@@ -488,25 +489,27 @@ void build_sparse_keys(const SparseKeysArgs& a, cudaStream_t stream) {
     const int kind = resolved_kind(a.type, f, a.sparse_block_size);
     check(kind != 4 || a.q != nullptr, "build_sparse_keys: bos_pooling needs q");
     const int rounds = a.lsh_pre_rounds + 1;
-    // The card's own limit (64 KiB on Turing, 99 on the 8.6/8.9 cards); 200 KiB where it
-    // cannot be asked (the argument checks run without a GPU too).
-    const int asked_limit = current_device_shared_memory_limit();
-    const size_t shared_limit = asked_limit > 0 ? size_t(asked_limit) : size_t(200) * 1024;
+    // What the kernels support (argument errors), then what this card gives a block (64 KiB
+    // on Turing, 99 on the 8.6/8.9 cards): past that it is the device that cannot run the
+    // layer, a DeviceFailure, so the run goes on on the CPU and says why.
+    const int card_limit = current_device_shared_memory_limit();  // 0 without a GPU
+    auto check_shared = [&](size_t bytes, const char* type) {
+        const std::string what = std::string("build_sparse_keys: ") + type + " with min(B, SB) = " +
+                                 std::to_string(g.bs) + " and head_dim " + std::to_string(g.hd) + " needs " +
+                                 std::to_string(bytes >> 10) + " KiB of shared memory";
+        check(bytes <= size_t(200) * 1024, what + ", more than the kernel supports");
+        if (card_limit > 0 && bytes > size_t(card_limit))
+            throw DeviceFailure(what + ", more than the " + std::to_string(card_limit >> 10) +
+                                " KiB this GPU gives a block");
+    };
     size_t lsh_smem = 0;
     if (kind == 6) {
         check(a.lsh_r != nullptr, "build_sparse_keys: sparsity type lsh needs the projections (lsh_r is null)");
         lsh_smem = (size_t(2) * g.bs * (g.hd + 1) + 2 * size_t(g.bs)) * sizeof(float) +
                    size_t(rounds) * g.bs * sizeof(int);
-        check(lsh_smem <= shared_limit, "build_sparse_keys: lsh with min(B, SB) = " + std::to_string(g.bs) +
-                                            " and head_dim " + std::to_string(g.hd) + " needs " +
-                                            std::to_string(lsh_smem >> 10) + " KiB of shared memory, more than " +
-                                            std::to_string(shared_limit >> 10) + " KiB that this GPU gives a block");
+        check_shared(lsh_smem, "lsh");
     }
-    check(kind != 5 || norm_smem_bytes(g) <= shared_limit,
-          "build_sparse_keys: norm with min(B, SB) = " + std::to_string(g.bs) + " and head_dim " +
-              std::to_string(g.hd) + " needs " + std::to_string(norm_smem_bytes(g) >> 10) +
-              " KiB of shared memory, more than " + std::to_string(shared_limit >> 10) +
-              " KiB that this GPU gives a block");
+    if (kind == 5) check_shared(norm_smem_bytes(g), "norm");
     switch (a.p) {
         case Precision::F32: launch_sparse<float>(a, g, kind, rounds, lsh_smem, stream); break;
         case Precision::F16: launch_sparse<__half>(a, g, kind, rounds, lsh_smem, stream); break;
