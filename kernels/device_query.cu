@@ -1,6 +1,5 @@
 #include <cuda_runtime.h>
 
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -65,26 +64,11 @@ std::vector<DeviceInfo> list_devices(std::string* why) {
 
 namespace {
 
-// One attribute of the current device, asked once per device.
-template <int Tag>
-int cached_device_value(int (*ask)(int device)) {
-    constexpr int kMaxDevices = 64;
-    static std::atomic<int> known[kMaxDevices] = {};  // 0: not asked yet
-    int device = 0;
-    if (cudaGetDevice(&device) != cudaSuccess || device < 0) {
-        cudaGetLastError();
-        return 0;
-    }
-    if (device < kMaxDevices)
-        if (const int v = known[device].load(std::memory_order_relaxed)) return v;
-    const int v = ask(device);
-    if (device < kMaxDevices) known[device].store(v, std::memory_order_relaxed);
-    return v;
-}
-
-int attribute(cudaDeviceAttr what, int device) {
-    int v = 0;
-    if (cudaDeviceGetAttribute(&v, what, device) != cudaSuccess) {
+// One attribute of the current device; 0 without one. The runtime answers these from what it
+// learned of the device at start-up, so asking per launch costs next to nothing.
+int current_attribute(cudaDeviceAttr what) {
+    int device = 0, v = 0;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&v, what, device) != cudaSuccess) {
         cudaGetLastError();
         return 0;
     }
@@ -94,15 +78,10 @@ int attribute(cudaDeviceAttr what, int device) {
 }  // namespace
 
 int current_device_capability() {
-    return cached_device_value<0>([](int device) {
-        return attribute(cudaDevAttrComputeCapabilityMajor, device) * 10 +
-               attribute(cudaDevAttrComputeCapabilityMinor, device);
-    });
+    return current_attribute(cudaDevAttrComputeCapabilityMajor) * 10 +
+           current_attribute(cudaDevAttrComputeCapabilityMinor);
 }
 
-int current_device_shared_memory_limit() {
-    return cached_device_value<1>(
-        [](int device) { return attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin, device); });
-}
+int current_device_shared_memory_limit() { return current_attribute(cudaDevAttrMaxSharedMemoryPerBlockOptin); }
 
 }  // namespace precis::cuda

@@ -22,6 +22,13 @@ std::string device_text(const DeviceInfo& d, int cap) {
 
 // Machine code runs on cards of the same major version and the same or a later minor one
 // (sm_80 code on an 8.6 card); PTX is compiled by the driver for any card as new or newer.
+// "7.5, 8.0, 9.0"
+std::string capability_list(const std::vector<int>& caps) {
+    std::string s;
+    for (int c : caps) s += (s.empty() ? "" : ", ") + capability_text(c);
+    return s;
+}
+
 bool runs_sass(const std::vector<int>& sass, int cap) {
     for (int s : sass)
         if (s / 10 == cap / 10 && s <= cap) return true;
@@ -53,10 +60,9 @@ BuildTargets build_targets() {
     return t;
 }
 
-std::string describe(const BuildTargets& build) {
+std::string describe_targets(const BuildTargets& build) {
     if (build.sass.empty()) return {};
-    std::string s = "machine code for ";
-    for (size_t i = 0; i < build.sass.size(); ++i) s += (i ? ", " : "") + capability_text(build.sass[i]);
+    std::string s = "machine code for " + capability_list(build.sass);
     if (build.ptx > 0) s += "; PTX " + capability_text(build.ptx);
     return s;
 }
@@ -84,10 +90,8 @@ DeviceSupport check_device(const DeviceInfo& d, int driver_version, const BuildT
                       ": the driver compiles Precis's GPU code for it at first use (once; it keeps the result)";
         return s;
     }
-    std::string carried;
-    for (int x : build.sass) carried += (carried.empty() ? "" : ", ") + capability_text(x);
     s.why = "this build has no GPU code for " + device_text(d, cap) + " (it carries " +
-            (carried.empty() ? std::string("none") : carried) + ")";
+            (build.sass.empty() ? std::string("none") : capability_list(build.sass)) + ")";
     return s;
 }
 

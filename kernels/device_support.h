@@ -21,7 +21,7 @@ struct BuildTargets {
 };
 BuildTargets build_targets();
 // "machine code for 7.5, 8.0, ..., 12.0; PTX 12.0" (empty for a build without CUDA).
-std::string describe(const BuildTargets& build);
+std::string describe_targets(const BuildTargets& build);
 
 // The oldest card the kernels are written for: Turing (7.5), the first with the fp16
 // tensor-core instructions they use; and bf16, which Ampere (8.0) brought.

@@ -74,7 +74,7 @@ std::string version_text() {
             const cuda::DeviceSupport s = cuda::check_device(devices[0], devices[0].driver_version, build);
             now = s.usable ? devices[0].name : s.why;
         }
-        backends += ", cuda (built in, " + cuda::describe(build) + "; " + now + ")";
+        backends += ", cuda (built in, " + cuda::describe_targets(build) + "; " + now + ")";
     }
     // Where PDFs are read: a report of a PDF that misbehaved should say which way it was.
     const std::string reader = find_pdf_reader();

@@ -11,9 +11,9 @@
 #include "engine/core/checked.h"
 #include "engine/core/worker_team.h"
 #include "engine/model/attend.h"
-#include "engine/model/reorder_plan.h"
 #include "engine/model/cross_memory.h"
 #include "engine/model/model.h"
+#include "engine/model/reorder_plan.h"
 
 namespace precis {
 

@@ -53,6 +53,7 @@ CudaRunner::~CudaRunner() {
     workspace_.reset();
     weights_.reset();
     overflow_count_ = DeviceBuffer();
+    overflow_count_host_ = PinnedBuffer();
     gemm_.reset();
     products_.reset();
     attention_.reset();
@@ -100,12 +101,14 @@ EncoderOutput CudaRunner::encode(const Model& model, const std::vector<std::vect
             const auto start = std::chrono::steady_clock::now();
             EncoderCall call{model, w, *gemm_, stream_, *workspace_, *products_, *attention_, id_};
             EncoderOutput out = device_encode(call, ids, masks, attention, callbacks, keep_layer_states);
+            const bool watch_range = automatic_ && precision_ == Precision::F16;
+            if (watch_range) count_non_finite_rows(out);  // read after the sync below, which it joins
             PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
             stats_.encoder_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
             if (products_->enabled()) stats_.encoder_product_seconds = products_->collect();
             if (attention_->enabled()) stats_.encoder_attention_seconds = attention_->collect();
             stats_.peak_device_bytes = device_bytes_peak();
-            if (!automatic_ || precision_ != Precision::F16 || !overflowed(out)) return out;
+            if (!watch_range || *overflow_count_host_.as<int>() == 0) return out;
             // fp16 holds at most 65504: some activation of this model passed it. From now on
             // the runner uses bf16 (float32's range) or, before Ampere, float32; the weights
             // are uploaded again in it and this input is encoded again. Said once: the
@@ -122,20 +125,20 @@ EncoderOutput CudaRunner::encode(const Model& model, const std::vector<std::vect
     });
 }
 
-// Whether any encoder output row holds NaN or infinite values (one small reduction per row,
-// one copy back).
-bool CudaRunner::overflowed(const EncoderOutput& out) {
-    DeviceBuffer& count = overflow_count_;
-    count.reserve(sizeof(int));
-    PRECIS_CUDA_CHECK(cudaMemsetAsync(count.get(), 0, sizeof(int), stream_));
+// Queues the count of NaN and infinite values in the encoder output's rows (one small
+// reduction per row) and its copy into overflow_count_host_, for after the next sync.
+void CudaRunner::count_non_finite_rows(const EncoderOutput& out) {
+    overflow_count_.reserve(sizeof(int));
+    if (!overflow_count_host_.as<int>()) overflow_count_host_ = PinnedBuffer(sizeof(int));
+    PRECIS_CUDA_CHECK(cudaMemsetAsync(overflow_count_.get(), 0, sizeof(int), stream_));
     for (const EncodedRow& row : out.rows) {
         const auto* m = static_cast<const DeviceMemory*>(row.device_memory.get());
-        if (m) count_non_finite(m->precision, m->memory.get(), int64_t(m->rows) * m->dim, count.as<int>(), stream_);
+        if (m)
+            count_non_finite(m->precision, m->memory.get(), int64_t(m->rows) * m->dim, overflow_count_.as<int>(),
+                             stream_);
     }
-    int found = 0;
-    PRECIS_CUDA_CHECK(cudaMemcpyAsync(&found, count.get(), sizeof(int), cudaMemcpyDeviceToHost, stream_));
-    PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-    return found > 0;
+    PRECIS_CUDA_CHECK(cudaMemcpyAsync(overflow_count_host_.as<int>(), overflow_count_.get(), sizeof(int),
+                                      cudaMemcpyDeviceToHost, stream_));
 }
 
 GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,

@@ -47,7 +47,7 @@ public:
 
 private:
     const DeviceModel& weights_for(const Model& model);
-    bool overflowed(const EncoderOutput& out);
+    void count_non_finite_rows(const EncoderOutput& out);
     template <class F>
     auto guarded(F&& work) -> decltype(work());
 
@@ -61,7 +61,8 @@ private:
     std::unique_ptr<DeviceModel> weights_;
     std::unique_ptr<EncoderWorkspace> workspace_;
     std::unique_ptr<SpanTimer> products_, attention_;
-    DeviceBuffer overflow_count_;  // one int: the encoder output's NaN and infinite values
+    DeviceBuffer overflow_count_;       // one int: the encoder output's NaN and infinite values,
+    PinnedBuffer overflow_count_host_;  // and its copy on the host
     RunnerStats stats_;
     bool profiling_ = false;
     std::mutex mutex_;  // one run at a time on the stream

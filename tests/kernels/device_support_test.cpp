@@ -112,8 +112,8 @@ TEST(DtypeChoice, AnUnknownNameIsRefusedNamingIt) {
 }
 
 TEST(DeviceSupport, ABuildDescribesItsCodeAsCapabilities) {
-    EXPECT_EQ(describe(kEveryGeneration), "machine code for 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 12.0; PTX 12.0");
-    EXPECT_EQ(describe(BuildTargets{}), "");
+    EXPECT_EQ(describe_targets(kEveryGeneration), "machine code for 7.5, 8.0, 8.6, 8.9, 9.0, 10.0, 12.0; PTX 12.0");
+    EXPECT_EQ(describe_targets(BuildTargets{}), "");
 }
 
 TEST(DeviceSupport, ThisBuildSaysWhatItCarries) {

@@ -18,6 +18,14 @@ def read(p, default=""):
     except OSError:
         return default
 
+def json_lines(p):
+    """The JSON objects of a one-per-line file; a line cut short by a timeout is skipped."""
+    for line in read(p).splitlines():
+        try:
+            yield json.loads(line)
+        except ValueError:
+            continue
+
 w("# GPU report\n")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from verdict import verdict  # noqa: E402  (beside this script)
@@ -187,11 +195,7 @@ def many_documents():
         if name not in ("precis-1", "precis-auto") and not any(r[3] == name for r in rows):
             precis_row(name, name.split("-", 1)[1])
     hf_setup = {}
-    for line in read(D + "/hf.jsonl").splitlines():
-        try:
-            j = json.loads(line)
-        except Exception:
-            continue
+    for j in json_lines(D + "/hf.jsonl"):
         if "setup" in j:
             hf_setup = j["setup"]
             continue
@@ -301,16 +305,12 @@ def lsg_reference():
     precis = {}
     try:
         for j in json.load(open(L + "/precis.json")):
-            precis[int(j["input_tokens"] if "input_tokens" in j else j["length"])] = j
+            precis[int(j["length"])] = j
     except Exception as e:
         w("Precis: no result (rc %s): %s / %s\n" % (read(L + "/precis.rc", "?"), e,
                                                      " / ".join(read(L + "/precis.log").splitlines()[-2:])))
     ref, setup = {}, {}
-    for line in read(L + "/reference.jsonl").splitlines():
-        try:
-            j = json.loads(line)
-        except Exception:
-            continue
+    for j in json_lines(L + "/reference.jsonl"):
         if "setup" in j:
             setup = j["setup"]
         elif "length" in j:
