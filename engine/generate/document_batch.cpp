@@ -127,7 +127,8 @@ private:
                 const GenerationConfig& cfg = *d.cfg;
                 if (greedy(d)) {
                     float logprob = 0;
-                    const int64_t next = greedy_pick(first, V, d.sequence, cfg, d.max_length, logprobs.data(), &logprob);
+                    const int64_t next = greedy_pick(first, V, d.sequence, step_rules(cfg, int(d.sequence.size()), d.max_length),
+                                                             logprobs.data(), &logprob);
                     d.sequence.push_back(next);
                     d.score += logprob;
                     d.done = next == cfg.eos_token_id || int(d.sequence.size()) >= d.max_length;
@@ -136,8 +137,8 @@ private:
                     const int keep = d.book->keep();
                     top_scores.resize(size_t(keep));
                     top_indices.resize(size_t(keep));
-                    select_beam_candidates(first, V, *d.book, 0, cfg, d.max_length, top_scores.data(),
-                                           top_indices.data(), order);
+                    select_beam_candidates(first, V, *d.book, 0, step_rules(cfg, d.book->cur_len(), d.max_length),
+                                           top_scores.data(), top_indices.data(), order);
                     d.book->advance(top_scores.data(), top_indices.data(), V);
                     for (int b = 0; b < d.beams; ++b) {
                         parents[size_t(row + b)] = row + d.book->parents()[size_t(b)];

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <string>
+
+#include "engine/core/error.h"
 
 namespace precis {
 
@@ -39,14 +42,34 @@ int effective_max_length(const GenerationConfig& cfg) {
     return cfg.max_new_tokens ? *cfg.max_new_tokens + 1 : cfg.max_length;
 }
 
+StepRules step_rules(const GenerationConfig& cfg, int cur_len, int max_length) {
+    StepRules r;
+    r.cur_len = cur_len;
+    r.max_length = max_length;
+    r.min_length = cfg.min_length;
+    r.no_repeat_ngram = cfg.no_repeat_ngram_size;
+    r.eos_token_id = cfg.eos_token_id;
+    r.forced_bos_token_id = cfg.forced_bos_token_id;
+    r.forced_eos_token_id = cfg.forced_eos_token_id;
+    return r;
+}
+
+void process_scores(float* scores, int64_t vocab, const std::vector<int64_t>& sequence, const StepRules& rules) {
+    check(int64_t(sequence.size()) == rules.cur_len,
+          "process_scores: the row holds " + std::to_string(sequence.size()) + " tokens where the step says " +
+              std::to_string(rules.cur_len));
+    const int cur_len = rules.cur_len;
+    if (rules.no_repeat_ngram > 0) ban_repeated_ngrams(scores, sequence, rules.no_repeat_ngram);
+    if (rules.min_length > 0 && cur_len < rules.min_length && rules.eos_token_id >= 0 && rules.eos_token_id < vocab)
+        scores[rules.eos_token_id] = kNegInf;
+    const int64_t forced =
+        forced_token_at(rules.forced_bos_token_id, rules.forced_eos_token_id, cur_len, rules.max_length);
+    if (forced >= 0) force_token(scores, vocab, forced);  // over the whole row, bans included
+}
+
 void process_scores(float* scores, int64_t vocab, const std::vector<int64_t>& sequence, const GenerationConfig& cfg,
                     int max_length) {
-    const int64_t cur_len = int64_t(sequence.size());
-    if (cfg.no_repeat_ngram_size > 0) ban_repeated_ngrams(scores, sequence, cfg.no_repeat_ngram_size);
-    if (cfg.min_length > 0 && cur_len < cfg.min_length && cfg.eos_token_id >= 0 && cfg.eos_token_id < vocab)
-        scores[cfg.eos_token_id] = kNegInf;
-    const int64_t forced = forced_token_at(cfg.forced_bos_token_id, cfg.forced_eos_token_id, int(cur_len), max_length);
-    if (forced >= 0) force_token(scores, vocab, forced);  // over the whole row, bans included
+    process_scores(scores, vocab, sequence, step_rules(cfg, int(sequence.size()), max_length));
 }
 
 }  // namespace precis

@@ -20,8 +20,8 @@ void log_softmax_row(float* x, int64_t n);
 // One greedy step of one row: the logits are processed in place (logits processors) and
 // the first best token returned; *logprob gets its log-probability before processing.
 // `logprobs` is a V-float scratch row.
-int64_t greedy_pick(float* logits, int64_t vocab, const std::vector<int64_t>& sequence, const GenerationConfig& cfg,
-                    int max_length, float* logprobs, float* logprob);
+int64_t greedy_pick(float* logits, int64_t vocab, const std::vector<int64_t>& sequence, const StepRules& rules,
+                    float* logprobs, float* logprob);
 
 // One beam step's scoring for one item: its K rows of logits (rows of `book` from
 // first_row) become log-probabilities, processed and added to the beams' running scores,
@@ -29,7 +29,7 @@ int64_t greedy_pick(float* logits, int64_t vocab, const std::vector<int64_t>& se
 // beam * V + token, best first, ties lower index first as torch.topk on the CPU).
 // `order` is scratch.
 void select_beam_candidates(float* logits, int64_t vocab, const BeamBook& book, int first_row,
-                            const GenerationConfig& cfg, int max_length, float* top_scores, int64_t* top_indices,
+                            const StepRules& rules, float* top_scores, int64_t* top_indices,
                             std::vector<int64_t>& order);
 
 }  // namespace precis

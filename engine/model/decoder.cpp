@@ -12,6 +12,7 @@
 #include "engine/core/worker_team.h"
 #include "engine/model/attend.h"
 #include "engine/model/cross_memory.h"
+#include "engine/model/decoder_step_inputs.h"
 #include "engine/model/model.h"
 #include "engine/model/reorder_plan.h"
 
@@ -156,7 +157,7 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
     for (int r = 0; r < rows; ++r)
         be_.embed(tokens + int64_t(r) * new_len, new_len, w.token_embeddings(), cfg.vocab_size, D, scale,
-                  w.decoder_positions.data<float>(), 2 + row_length(r), x + int64_t(r) * new_len * D);
+                  w.decoder_positions.data<float>(), kPositionOffset + row_length(r), x + int64_t(r) * new_len * D);
     be_.add_layer_norm(x, nullptr, n, D, w.decoder_embedding_norm.g(), w.decoder_embedding_norm.b(), 1e-5f);
     auto snapshot = [&] {
         if (layer_states) {

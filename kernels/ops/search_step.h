@@ -8,17 +8,12 @@
 
 #include <cstdint>
 
+#include "engine/generate/logits_processors.h"
+
 namespace precis::cuda {
 
-struct StepRules {
-    int cur_len = 1;          // tokens in each row so far, start token included
-    int max_length = 0;       // effective max length (start token included)
-    int min_length = 0;
-    int no_repeat_ngram = 0;  // 0: off
-    int64_t eos_token_id = -1;
-    int64_t forced_bos_token_id = -1;  // -1: none
-    int64_t forced_eos_token_id = -1;  // -1: none
-};
+// The step's rules, as the CPU's process_scores reads them (engine/generate/logits_processors.h).
+using ::precis::StepRules;
 
 // scores[r, :] = process(log_softmax(logits[r, :])) + (beam_scores ? beam_scores[r] : 0), in
 // place on float32 logits [rows, vocab]. history: [rows, history_stride] int32, each row's

@@ -182,10 +182,11 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
         SpanTimer step_time, layers_time;
         step_time.enable(true);
         layers_time.enable(true);
-        SearchContext ctx{model, cfg, callbacks, stream_, &step_time, &layers_time};
+        DeviceSearchSteps steps(decoder, items, K, model.config().vocab_size, effective_max_length(cfg), stream_,
+                                {&step_time, &layers_time});
         const auto start = std::chrono::steady_clock::now();
-        GenerationResult res =
-            K == 1 ? device_greedy_search(ctx, decoder, items) : device_beam_search(ctx, decoder, items);
+        GenerationResult res = K == 1 ? stepped_greedy_search(steps, cfg, items, callbacks)
+                                      : stepped_beam_search(steps, cfg, items, model.config().vocab_size, callbacks);
         stats_.decode_steps = res.steps;
         stats_.decode_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         stats_.decode_device_seconds = step_time.collect();

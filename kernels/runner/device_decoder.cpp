@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "engine/model/decoder_step_inputs.h"
 #include "engine/model/model.h"
 #include "kernels/ops/elementwise.h"
 #include "kernels/ops/gemm.h"
@@ -90,14 +91,9 @@ void DeviceDecoder::forward(const int64_t* tokens, int new_len) {
     check(new_len >= 1 && new_len <= max_new_, "decoder: bad number of new tokens");
     check(length_ + new_len <= max_length_, "decoder: the sequence outgrew its cache");
     const int64_t n = int64_t(rows_) * new_len;
-    int32_t* staged = host_ids_.as<int32_t>();
-    for (int64_t i = 0; i < n; ++i) {
-        check(tokens[i] >= 0 && tokens[i] < V_, "decoder: token id " + std::to_string(tokens[i]) +
-                                                    " is outside the vocabulary of " + std::to_string(V_));
-        staged[i] = int32_t(tokens[i]);
-    }
     // The staging buffer is rewritten only after the search has synchronized on this step.
-    staged[n] = int32_t(length_);
+    int32_t* staged = host_ids_.as<int32_t>();
+    stage_step_inputs(tokens, n, V_, length_, staged);
     PRECIS_CUDA_CHECK(cudaMemcpyAsync(ids_.get(), staged, size_t(n + 1) * sizeof(int32_t), cudaMemcpyHostToDevice,
                                       stream_));
     if (new_len == 1 && graphs_) replay_step();
@@ -142,7 +138,7 @@ void DeviceDecoder::layers(int new_len) {
     // The cache length as of this step, on the device (after the ids in ids_).
     const int32_t* length = ids_.as<int32_t>() + n;
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
-    embed(p_, ids_.as<int32_t>(), n, w_.token_embeddings.get(), V_, D, scale, w_.decoder_positions.get(), 2, new_len,
+    embed(p_, ids_.as<int32_t>(), n, w_.token_embeddings.get(), V_, D, scale, w_.decoder_positions.get(), kPositionOffset, new_len,
           x_.get(), stream_, length);
     add_layer_norm(p_, x_.get(), nullptr, nullptr, n, D, w_.decoder_embedding_norm.g(), w_.decoder_embedding_norm.b(),
                    1e-5f, stream_);

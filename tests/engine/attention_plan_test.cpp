@@ -9,7 +9,11 @@
 #include "engine/attention/attention.h"
 #include "engine/attention/attention_pattern.h"
 #include "engine/attention/attention_plan.h"
+#include "engine/model/encoder.h"
+#include "engine/model/model.h"
 #include "tests/engine/attention_test_util.h"
+#include "tests/support/fixture_case.h"
+#include "tests/support/fixtures.h"
 
 namespace precis::test {
 namespace {
@@ -131,6 +135,33 @@ TEST(AttentionPlan, LsgPlanListsTheRecordedKeys) {
     };
     for (const LsgCase& c : cases) check_lsg_plan(c);
 }
+
+// The plans of the settings and shapes every reference case runs: each row on the sparse
+// path, with the model's heads and head size, its own padding and global tokens.
+class AttentionPlanOfCase : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AttentionPlanOfCase, EveryRowOnTheSparsePathHasAPlanListingTheRecordedKeys) {
+    const FixtureCase c = FixtureCase::load(GetParam());
+    auto model = Model::load(c.model_dir, {.load_tokenizer = false});
+    int rows = 0;
+    for (const std::string& batch : c.batches()) {
+        const ForwardRequest req = c.request(batch, *model);
+        if (req.attention.kind != EncoderAttention::Lsg) continue;
+        const LsgSettings& s = req.attention.lsg;
+        for (size_t r = 0; r < req.input_ids.size(); ++r) {
+            const EncoderRowInput row = prepare_encoder_row(*model, req.attention, req.input_ids, req.attention_mask, r);
+            if (!row.sparse) continue;
+            ++rows;
+            check_lsg_plan({s.sparsity_type, s.block_size, s.sparse_block_size, s.sparsity_factor, row.global,
+                            row.padded, int(model->config().encoder_heads), int(model->config().encoder_head_dim()),
+                            row.padded - row.length});
+        }
+    }
+    if (rows == 0) GTEST_SKIP() << GetParam() << " runs no row on the sparse path";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllReferenceCases, AttentionPlanOfCase, ::testing::ValuesIn(fixture_case_names()),
+                         fixture_case_label);
 
 TEST(AttentionPlan, LsgPlanRejectsTheShortPath) {
     LsgSettings s;

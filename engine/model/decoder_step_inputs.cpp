@@ -1,0 +1,21 @@
+#include "engine/model/decoder_step_inputs.h"
+
+#include <cstdint>
+#include <string>
+
+#include "engine/core/error.h"
+
+namespace precis {
+
+void stage_step_inputs(const int64_t* tokens, int64_t n, int64_t vocab, int length, int32_t* out) {
+    check(n >= 0 && length >= 0, "decoder: negative step size or cache length");
+    check(vocab > 0 && vocab <= INT32_MAX, "decoder: the vocabulary does not fit int32 ids");
+    for (int64_t i = 0; i < n; ++i) {
+        check(tokens[i] >= 0 && tokens[i] < vocab, "decoder: token id " + std::to_string(tokens[i]) +
+                                                       " is outside the vocabulary of " + std::to_string(vocab));
+        out[i] = int32_t(tokens[i]);
+    }
+    out[n] = int32_t(length);
+}
+
+}  // namespace precis

@@ -1,0 +1,165 @@
+// The search loops both devices run (engine/generate/stepped_search.h), driven the way the
+// CUDA runner drives them, on the CPU, so CI (which has no GPU) sees a change that only the
+// GPU would otherwise show: each step's inputs are staged as the GPU's step graph reads them
+// (engine/model/decoder_step_inputs.h) and fed to the CPU decoder from there, and each step
+// is scored in the device kernels' order (kernels/ops/search_step.cu: log-softmax first,
+// then the processors, the forced token's score taken before forcing, the beam score added,
+// candidates for every item, finished or not). On every reference case's rows, greedy and
+// beam, batched beside documents of other lengths, that gives the CPU search's ids and
+// scores.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "engine/backend/backend.h"
+#include "engine/generate/search.h"
+#include "engine/generate/stepped_search.h"
+#include "engine/model/decoder.h"
+#include "engine/model/decoder_step_inputs.h"
+#include "engine/model/encoder.h"
+#include "engine/model/model.h"
+#include "tests/support/document_batch_support.h"
+#include "tests/support/fixture_case.h"
+#include "tests/support/fixtures.h"
+
+namespace precis::test {
+namespace {
+
+class DeviceOrderSteps final : public SearchSteps {
+public:
+    DeviceOrderSteps(const Model& model, Backend& backend, const EncoderOutput& encoded, int beams, int max_length)
+        : dec_(model, backend, encoded, beams, max_length),
+          V_(model.config().vocab_size),
+          logits_(size_t(dec_.rows()) * size_t(V_)) {}
+
+    int forwards() const { return forwards_; }
+
+    void forward(const std::vector<int64_t>& tokens) override {
+        const int64_t n = int64_t(tokens.size());
+        ASSERT_EQ(n, dec_.rows());
+        std::vector<int32_t> staged(size_t(n) + 1);
+        stage_step_inputs(tokens.data(), n, V_, dec_.length(), staged.data());
+        // The cache length the GPU's graph reads: every earlier step's token, in every row.
+        EXPECT_EQ(staged.back(), forwards_);
+        for (int r = 0; r < dec_.rows(); ++r) EXPECT_EQ(dec_.row_length(r), staged.back()) << "row " << r;
+        const std::vector<int64_t> widened(staged.begin(), staged.end() - 1);
+        EXPECT_EQ(widened, tokens);
+        dec_.forward(widened.data(), 1);
+        dec_.logits(logits_.data());
+        ++forwards_;
+    }
+
+    void pick(const std::vector<std::vector<int64_t>>& sequences, const StepRules& rules, int64_t* tokens,
+              float* logprobs) override {
+        const int64_t forced =
+            forced_token_at(rules.forced_bos_token_id, rules.forced_eos_token_id, rules.cur_len, rules.max_length);
+        for (int r = 0; r < dec_.rows(); ++r) {
+            float* x = row(r);
+            log_softmax_row(x, V_);
+            const float forced_logprob = forced >= 0 ? x[forced] : 0.f;
+            process_scores(x, V_, sequences[size_t(r)], rules);
+            const int64_t best = std::max_element(x, x + V_) - x;  // first max on ties, as top_k
+            tokens[r] = best;
+            logprobs[r] = forced >= 0 ? forced_logprob : x[best];
+        }
+    }
+
+    void select(const BeamBook& book, const StepRules& rules, float* top_scores, int64_t* top_indices) override {
+        const int K = book.beams(), keep = book.keep();
+        for (int i = 0; i < book.items(); ++i) {  // finished items too: the book does not read them
+            for (int b = 0; b < K; ++b) {
+                float* x = row(i * K + b);
+                log_softmax_row(x, V_);
+                process_scores(x, V_, book.sequences()[size_t(i * K + b)], rules);
+                const float score = book.beam_scores()[size_t(i * K + b)];
+                for (int64_t t = 0; t < V_; ++t) x[t] += score;
+            }
+            const float* scores = row(i * K);
+            std::vector<int64_t> order(size_t(K) * size_t(V_));
+            std::iota(order.begin(), order.end(), 0);
+            std::partial_sort(order.begin(), order.begin() + keep, order.end(), [&](int64_t a, int64_t c) {
+                return scores[a] > scores[c] || (scores[a] == scores[c] && a < c);
+            });
+            for (int k = 0; k < keep; ++k) {
+                top_indices[size_t(i) * size_t(keep) + size_t(k)] = order[size_t(k)];
+                top_scores[size_t(i) * size_t(keep) + size_t(k)] = scores[order[size_t(k)]];
+            }
+        }
+    }
+
+    void reorder(const std::vector<int>& parents) override { dec_.reorder(parents); }
+
+private:
+    float* row(int r) { return logits_.data() + int64_t(r) * V_; }
+
+    DecoderState dec_;
+    int64_t V_;
+    std::vector<float> logits_;
+    int forwards_ = 0;
+};
+
+class SteppedSearch : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SteppedSearch, DrivenAsTheGpuDrivesItGivesTheCpuSearchsIdsAndScores) {
+    set_cpu_threads(2);
+    const FixtureCase c = FixtureCase::load(GetParam());
+    auto model = Model::load(c.model_dir, {.load_tokenizer = false});
+    auto be = make_cpu_backend();
+    AttentionOptions att;
+    const std::vector<BatchDoc> docs = documents_of_case(c, *model, &att);
+    if (docs.empty()) GTEST_SKIP() << GetParam() << " has no generation (a classifier case)";
+    // The GPU runs whole batches of one generation setting: documents of one setting together.
+    std::vector<std::vector<size_t>> groups;
+    for (size_t d = 0; d < docs.size(); ++d) {
+        auto same = std::find_if(groups.begin(), groups.end(),
+                                 [&](const std::vector<size_t>& g) { return docs[g[0]].config == docs[d].config; });
+        if (same == groups.end()) groups.push_back({d});
+        else same->push_back(d);
+    }
+    for (const std::vector<size_t>& group : groups) {
+        const GenerationConfig& cfg = docs[group[0]].config;
+        SCOPED_TRACE(std::to_string(group.size()) + " documents, " + std::to_string(cfg.num_beams) + " beams");
+        EncoderOutput encoded;
+        for (size_t d : group)
+            encoded.rows.push_back(std::move(run_encoder(*model, *be, {docs[d].ids}, {docs[d].mask}, att, {}).rows[0]));
+        const GenerationResult cpu = generate(*model, *be, encoded, cfg, {});
+        const int items = int(group.size());
+        DeviceOrderSteps steps(*model, *be, encoded, cfg.num_beams, effective_max_length(cfg));
+        const GenerationResult driven = cfg.num_beams == 1
+                                            ? stepped_greedy_search(steps, cfg, items, {})
+                                            : stepped_beam_search(steps, cfg, items, model->config().vocab_size, {});
+        EXPECT_EQ(driven.steps, cpu.steps);
+        EXPECT_EQ(steps.forwards(), cpu.steps);
+        ASSERT_EQ(driven.sequences.size(), cpu.sequences.size());
+        for (int i = 0; i < items; ++i) {
+            SCOPED_TRACE("document " + std::to_string(group[size_t(i)]));
+            EXPECT_EQ(driven.sequences[size_t(i)], cpu.sequences[size_t(i)]);
+            EXPECT_NEAR(driven.sequence_scores[size_t(i)], cpu.sequence_scores[size_t(i)],
+                        1e-5 * (1 + std::abs(cpu.sequence_scores[size_t(i)])));
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllReferenceCases, SteppedSearch, ::testing::ValuesIn(fixture_case_names()),
+                         fixture_case_label);
+
+TEST(DecoderStepInputs, TheGpuReadsTheTokensThenTheCacheLengthAndRefusesAnIdOutsideTheVocabulary) {
+    const std::vector<int64_t> tokens{0, 7, 41};
+    std::vector<int32_t> staged(4, -1);
+    stage_step_inputs(tokens.data(), 3, 42, 5, staged.data());
+    EXPECT_EQ(staged, (std::vector<int32_t>{0, 7, 41, 5}));
+    const std::vector<int64_t> bad{3, 42};
+    try {
+        stage_step_inputs(bad.data(), 2, 42, 0, staged.data());
+        FAIL() << "an id past the vocabulary was staged";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("token id 42 is outside the vocabulary of 42"), std::string::npos)
+            << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace precis::test
