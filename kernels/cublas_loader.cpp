@@ -4,6 +4,9 @@
 // cuBLAS entry points the backend calls and forward to the library found at run time
 // (libcublas.so.13, the CUDA 13 soname, else libcublas.so); without it every call reports
 // CUBLAS_STATUS_NOT_INITIALIZED, which the backend turns into a sentence naming the library.
+// cuBLASLt (the products with a bias epilogue, kernels/ops/gemm.h) is loaded the same way
+// from libcublasLt; without it those products run as a plain product and a bias kernel.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
@@ -46,6 +49,51 @@ const Cublas& cublas() {
         bind(c.lib, "cublasSetMathMode", c.set_math_mode);
         bind(c.lib, "cublasGetStatusString", c.status_string);
         bind(c.lib, "cublasGemmEx", c.gemm_ex);
+    });
+    return c;
+}
+
+struct CublasLt {
+    void* lib = nullptr;
+    decltype(&cublasLtCreate) create = nullptr;
+    decltype(&cublasLtDestroy) destroy = nullptr;
+    decltype(&cublasLtMatmulDescCreate) desc_create = nullptr;
+    decltype(&cublasLtMatmulDescDestroy) desc_destroy = nullptr;
+    decltype(&cublasLtMatmulDescSetAttribute) desc_set = nullptr;
+    decltype(&cublasLtMatrixLayoutCreate) layout_create = nullptr;
+    decltype(&cublasLtMatrixLayoutDestroy) layout_destroy = nullptr;
+    decltype(&cublasLtMatmulPreferenceCreate) pref_create = nullptr;
+    decltype(&cublasLtMatmulPreferenceDestroy) pref_destroy = nullptr;
+    decltype(&cublasLtMatmulPreferenceSetAttribute) pref_set = nullptr;
+    decltype(&cublasLtMatmulAlgoGetHeuristic) heuristic = nullptr;
+    decltype(&cublasLtMatmul) matmul = nullptr;
+    bool ready() const {
+        return create && destroy && desc_create && desc_destroy && desc_set && layout_create && layout_destroy &&
+               pref_create && pref_destroy && pref_set && heuristic && matmul;
+    }
+};
+
+const CublasLt& cublas_lt() {
+    static CublasLt c;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        for (const char* name : {"libcublasLt.so.13", "libcublasLt.so"}) {
+            c.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+            if (c.lib) break;
+        }
+        if (!c.lib) return;
+        bind(c.lib, "cublasLtCreate", c.create);
+        bind(c.lib, "cublasLtDestroy", c.destroy);
+        bind(c.lib, "cublasLtMatmulDescCreate", c.desc_create);
+        bind(c.lib, "cublasLtMatmulDescDestroy", c.desc_destroy);
+        bind(c.lib, "cublasLtMatmulDescSetAttribute", c.desc_set);
+        bind(c.lib, "cublasLtMatrixLayoutCreate", c.layout_create);
+        bind(c.lib, "cublasLtMatrixLayoutDestroy", c.layout_destroy);
+        bind(c.lib, "cublasLtMatmulPreferenceCreate", c.pref_create);
+        bind(c.lib, "cublasLtMatmulPreferenceDestroy", c.pref_destroy);
+        bind(c.lib, "cublasLtMatmulPreferenceSetAttribute", c.pref_set);
+        bind(c.lib, "cublasLtMatmulAlgoGetHeuristic", c.heuristic);
+        bind(c.lib, "cublasLtMatmul", c.matmul);
     });
     return c;
 }
@@ -96,5 +144,73 @@ cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_
                                  ldc, computeType, algo)
                      : CUBLAS_STATUS_NOT_INITIALIZED;
 }
+
+// cuBLASLt: each call forwards when the library loaded, else reports NOT_INITIALIZED.
+#define PRECIS_LT_FORWARD(member, ...)            \
+    const CublasLt& c = cublas_lt();             \
+    return c.ready() ? c.member(__VA_ARGS__) : CUBLAS_STATUS_NOT_INITIALIZED
+
+cublasStatus_t CUBLASWINAPI cublasLtCreate(cublasLtHandle_t* handle) { PRECIS_LT_FORWARD(create, handle); }
+
+cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t handle) { PRECIS_LT_FORWARD(destroy, handle); }
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t compute,
+                                                     cudaDataType_t scale) {
+    PRECIS_LT_FORWARD(desc_create, desc, compute, scale);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
+    PRECIS_LT_FORWARD(desc_destroy, desc);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
+                                                           cublasLtMatmulDescAttributes_t attr, const void* buf,
+                                                           size_t bytes) {
+    PRECIS_LT_FORWARD(desc_set, desc, attr, buf, bytes);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type,
+                                                       uint64_t rows, uint64_t cols, int64_t ld) {
+    PRECIS_LT_FORWARD(layout_create, layout, type, rows, cols, ld);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
+    PRECIS_LT_FORWARD(layout_destroy, layout);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
+    PRECIS_LT_FORWARD(pref_create, pref);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+    PRECIS_LT_FORWARD(pref_destroy, pref);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                                 cublasLtMatmulPreferenceAttributes_t attr,
+                                                                 const void* buf, size_t bytes) {
+    PRECIS_LT_FORWARD(pref_set, pref, attr, buf, bytes);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
+                                                           cublasLtMatrixLayout_t a, cublasLtMatrixLayout_t b,
+                                                           cublasLtMatrixLayout_t c_layout,
+                                                           cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t pref,
+                                                           int requested, cublasLtMatmulHeuristicResult_t results[],
+                                                           int* returned) {
+    PRECIS_LT_FORWARD(heuristic, handle, desc, a, b, c_layout, d, pref, requested, results, returned);
+}
+
+cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
+                                           const void* A, cublasLtMatrixLayout_t a, const void* B,
+                                           cublasLtMatrixLayout_t b, const void* beta, const void* C,
+                                           cublasLtMatrixLayout_t c_layout, void* D, cublasLtMatrixLayout_t d,
+                                           const cublasLtMatmulAlgo_t* algo, void* workspace, size_t bytes,
+                                           cudaStream_t stream) {
+    PRECIS_LT_FORWARD(matmul, handle, desc, alpha, A, a, B, b, beta, C, c_layout, D, d, algo, workspace, bytes,
+                      stream);
+}
+
+#undef PRECIS_LT_FORWARD
 
 }  // extern "C"

@@ -4,6 +4,7 @@
 #include "kernels/ops/gemm.h"
 
 #include <climits>
+#include <cstdlib>
 #include <string>
 
 #include "engine/core/error.h"
@@ -17,7 +18,11 @@ namespace {
 // the first product of each shape, outside our memory accounting and not graph-capturable).
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
-cudaDataType_t cuda_type(Precision p) {
+bool known(Precision p) { return p == Precision::F32 || p == Precision::F16 || p == Precision::BF16; }
+
+}  // namespace
+
+cudaDataType_t cublas_data_type(Precision p) {
     switch (p) {
         case Precision::F32: return CUDA_R_32F;
         case Precision::F16: return CUDA_R_16F;
@@ -25,10 +30,6 @@ cudaDataType_t cuda_type(Precision p) {
     }
     throw Error("linear: unknown precision " + std::to_string(int(p)));
 }
-
-bool known(Precision p) { return p == Precision::F32 || p == Precision::F16 || p == Precision::BF16; }
-
-}  // namespace
 
 Gemm::Gemm(cudaStream_t stream) : stream_(stream) {
     PRECIS_CUBLAS_CHECK(cublasCreate(&handle_));
@@ -39,6 +40,8 @@ Gemm::Gemm(cudaStream_t stream) : stream_(stream) {
         PRECIS_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
         workspace_.resize(kWorkspaceBytes);
         PRECIS_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+        const char* env = std::getenv("PRECIS_CUDA_EPILOGUES");
+        epilogues_ = !(env && std::string(env) == "0");
     } catch (...) {
         cublasDestroy(handle_);  // the destructor does not run for a half-built object
         handle_ = nullptr;
@@ -48,11 +51,12 @@ Gemm::Gemm(cudaStream_t stream) : stream_(stream) {
 
 Gemm::~Gemm() {
     // No throwing from a destructor; a failure here leaves nothing the caller could act on.
+    epilogue_.reset();
     if (handle_) cublasDestroy(handle_);
 }
 
-void Gemm::linear(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out, void* y,
-                  Precision out_p) {
+void Gemm::check_arguments(Precision p, Precision out_p, int64_t rows, int64_t in, int64_t out, const void* x,
+                           const void* w, const void* y) const {
     check(known(p) && known(out_p), "linear: unknown precision");
     check(rows >= 0, "linear: rows must not be negative (got " + std::to_string(rows) + ")");
     check(in > 0 && out > 0,
@@ -67,12 +71,17 @@ void Gemm::linear(Precision p, const void* x, int64_t rows, int64_t in, const vo
     if (rows == 0) return;
     check(x && w && y, "linear: x, W and y must not be null");
     check(handle_ != nullptr, "linear: the cuBLAS handle was not created");
+}
 
+void Gemm::linear(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out, void* y,
+                  Precision out_p) {
+    check_arguments(p, out_p, rows, in, out, x, w, y);
+    if (rows == 0) return;
     const float alpha = 1.f, beta = 0.f;
     const int m = int(out), n = int(rows), k = int(in);
-    PRECIS_CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, w, cuda_type(p), k, x,
-                                     cuda_type(p), k, &beta, y, cuda_type(out_p), m, CUBLAS_COMPUTE_32F,
-                                     CUBLAS_GEMM_DEFAULT));
+    PRECIS_CUBLAS_CHECK(cublasGemmEx(handle_, CUBLAS_OP_T, CUBLAS_OP_N, m, n, k, &alpha, w, cublas_data_type(p), k,
+                                     x, cublas_data_type(p), k, &beta, y, cublas_data_type(out_p), m,
+                                     CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace precis::cuda

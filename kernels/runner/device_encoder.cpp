@@ -134,14 +134,12 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
             cb.check_abort();
             const DeviceEncoderLayer& lw = w.encoder_layers[size_t(layer)];
             {
+                // The biases ride in the products' epilogue (Gemm::linear_bias), timed with them.
                 TimedSpan t(call.products, stream);
-                call.gemm.linear(p, x, S, D, lw.self_attn.q.weight.get(), D, ws.q.get());
-                call.gemm.linear(p, x, S, D, lw.self_attn.k.weight.get(), D, ws.k.get());
-                call.gemm.linear(p, x, S, D, lw.self_attn.v.weight.get(), D, ws.v.get());
+                device_linear(call.gemm, p, x, S, lw.self_attn.q, ws.q.get(), stream);
+                device_linear(call.gemm, p, x, S, lw.self_attn.k, ws.k.get(), stream);
+                device_linear(call.gemm, p, x, S, lw.self_attn.v, ws.v.get(), stream);
             }
-            if (lw.self_attn.q.b()) bias_activation(p, ws.q.get(), lw.self_attn.q.b(), S, D, false, stream);
-            if (lw.self_attn.k.b()) bias_activation(p, ws.k.get(), lw.self_attn.k.b(), S, D, false, stream);
-            if (lw.self_attn.v.b()) bias_activation(p, ws.v.get(), lw.self_attn.v.b(), S, D, false, stream);
             const float* lsh_r = nullptr;
             if (!lsh_next.empty()) {
                 // The previous layer may still read the other buffer. A copy from pageable

@@ -124,8 +124,8 @@ DeviceNorm DeviceModel::upload_norm(const LayerNormWeights& w, cudaStream_t stre
 
 void device_linear(Gemm& gemm, Precision p, const void* x, int64_t rows, const DeviceLinear& w, void* y,
                    cudaStream_t stream) {
-    gemm.linear(p, x, rows, w.in, w.weight.get(), w.out, y);
-    if (w.b()) bias_activation(p, y, w.b(), rows, w.out, false, stream);
+    if (w.b()) gemm.linear_bias(p, x, rows, w.in, w.weight.get(), w.out, w.b(), y);
+    else gemm.linear(p, x, rows, w.in, w.weight.get(), w.out, y);
 }
 
 }  // namespace precis::cuda

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -36,7 +38,9 @@ std::string describe(const Shape& s) {
 // precision: bf16's own output rounding (about 1.6e-3 normalized) is above the 1e-3 bound, and
 // the product's error is what is measured here (the rounding is the storage format's, not the
 // kernel's). A float32 output (logits) is compared with the CPU result as it is.
-double product_error(Gemm& gemm, Precision p, Precision out_p, const Shape& s, uint32_t seed) {
+// With `with_bias`, y = x W^T + b through linear_bias (b float32, as the model's biases).
+double product_error(Gemm& gemm, Precision p, Precision out_p, const Shape& s, uint32_t seed,
+                     bool with_bias = false) {
     const size_t nx = size_t(s.rows * s.in), nw = size_t(s.out * s.in), ny = size_t(s.rows * s.out);
     // Weights scaled as trained layers are (unit-variance outputs), so fp16 never overflows.
     const std::vector<float> x = rounded_to(p, gaussian(nx, seed));
@@ -45,12 +49,16 @@ double product_error(Gemm& gemm, Precision p, Precision out_p, const Shape& s, u
     precis::cuda::DeviceBuffer dx = precis::test::upload_as(p, x);
     precis::cuda::DeviceBuffer dw = precis::test::upload_as(p, w);
     precis::cuda::DeviceBuffer dy(ny * precis::cuda::bytes_of(out_p));
-    gemm.linear(p, dx.get(), s.rows, s.in, dw.get(), s.out, dy.get(), out_p);
+    const std::vector<float> b = gaussian(size_t(s.out), seed + 2, 0.5f);
+    precis::cuda::DeviceBuffer db = precis::test::upload_as(Precision::F32, b);
+    if (with_bias) gemm.linear_bias(p, dx.get(), s.rows, s.in, dw.get(), s.out, db.as<float>(), dy.get());
+    else gemm.linear(p, dx.get(), s.rows, s.in, dw.get(), s.out, dy.get(), out_p);
     PRECIS_CUDA_CHECK(cudaStreamSynchronize(gemm.stream()));
     const std::vector<float> y = precis::test::download_as_f32(out_p, dy.get(), ny);
 
     std::vector<float> ref(ny);
-    precis::make_cpu_backend()->linear(x.data(), s.rows, s.in, w.data(), nullptr, s.out, ref.data());
+    precis::make_cpu_backend()->linear(x.data(), s.rows, s.in, w.data(), with_bias ? b.data() : nullptr, s.out,
+                                       ref.data());
     if (out_p != Precision::F32) ref = rounded_to(out_p, ref);
     return normalized_error(y, ref);
 }
@@ -76,6 +84,41 @@ TEST_P(GemmProduct, LinearMatchesCpuOnOddAndModelShapes) {
     for (const Shape& s : shapes) {
         SCOPED_TRACE(describe(s));
         EXPECT_LE(product_error(gemm, p, p, s, seed += 10), op_tolerance(p));
+    }
+}
+
+// The bias in the product's epilogue (cuBLASLt) where it takes the shape, else the product and
+// the bias kernel: either way the CPU's product plus bias. Which one ran is printed per shape
+// (the device script's log shows it); at the encoder's float32 shapes it must be the epilogue.
+TEST_P(GemmProduct, LinearWithBiasMatchesTheCpusProductPlusBias) {
+    PRECIS_REQUIRE_GPU();
+    const Precision p = GetParam();
+    Gemm gemm(nullptr);
+    const Shape shapes[] = {{7, 13, 5}, {1, 1, 1}, {1, 768, 768}, {33, 768, 3072}, {4096, 768, 768},
+                            {130, 77, 19}, {16384, 768, 768}};
+    uint32_t seed = 3;
+    for (const Shape& s : shapes) {
+        SCOPED_TRACE(describe(s));
+        EXPECT_LE(product_error(gemm, p, p, s, seed += 10, true), op_tolerance(p));
+        std::cout << precis::cuda::precision_name(p) << " " << describe(s) << ": bias "
+                  << (gemm.last_used_epilogue() ? "in the epilogue" : "by its own kernel") << "\n";
+        if (p == Precision::F32 && s.rows >= 4096) EXPECT_TRUE(gemm.last_used_epilogue());
+    }
+}
+
+// PRECIS_CUDA_EPILOGUES=0 (for comparing the two) gives the same products.
+TEST_P(GemmProduct, TheEpilogueAndTheBiasKernelAgree) {
+    PRECIS_REQUIRE_GPU();
+    const Precision p = GetParam();
+    Gemm with_epilogue(nullptr);
+    setenv("PRECIS_CUDA_EPILOGUES", "0", 1);
+    Gemm without(nullptr);
+    unsetenv("PRECIS_CUDA_EPILOGUES");
+    for (const Shape& s : {Shape{4096, 768, 768}, Shape{9, 96, 40}}) {
+        SCOPED_TRACE(describe(s));
+        EXPECT_LE(product_error(with_epilogue, p, p, s, 77, true), op_tolerance(p));
+        EXPECT_LE(product_error(without, p, p, s, 77, true), op_tolerance(p));
+        EXPECT_FALSE(without.last_used_epilogue());
     }
 }
 
@@ -129,6 +172,8 @@ TEST_P(GemmProduct, RejectsBadArgumentsBeforeCallingCublas) {
     EXPECT_THROW(gemm.linear(p, bogus, 2, 8, nullptr, 8, bogus), precis::Error);
     EXPECT_THROW(gemm.linear(p, bogus, 2, 8, bogus, 8, nullptr), precis::Error);
     EXPECT_THROW(gemm.linear(p, bogus, int64_t(1) << 32, 8, bogus, 8, bogus), precis::Error);
+    EXPECT_THROW(gemm.linear_bias(p, bogus, 2, 8, bogus, 8, nullptr, bogus), precis::Error);
+    EXPECT_THROW(gemm.linear_bias(p, nullptr, 2, 8, bogus, 8, static_cast<float*>(bogus), bogus), precis::Error);
     if (p == Precision::F32) {
         EXPECT_THROW(gemm.linear(p, bogus, 2, 8, bogus, 8, bogus, Precision::F16), precis::Error);
         EXPECT_THROW(gemm.linear(p, bogus, 2, 8, bogus, 8, bogus, Precision::BF16), precis::Error);

@@ -1,0 +1,174 @@
+// Gemm::linear_bias (gemm.h): the product and its bias in one cuBLASLt matmul. The layouts
+// are linear()'s read column-major: D[out, rows] = op_T(A = W as [in, out], ld in) *
+// B = X as [in, rows] (ld in), and the epilogue's bias has one value per row of D, that is per
+// output feature. Float32 compute without TF32 in every precision, as linear(): the epilogue
+// adds the float32 bias to the float32 sum before the one rounding to the output type (the
+// bias kernel after linear() rounds twice), so fp32 results are the product's plus the bias.
+//
+// Asking cuBLASLt's heuristic costs far more than the product's launch, so each shape's
+// descriptors and chosen algorithm are kept (the encoder's few shapes per input length, the
+// decoder's per batch); the bias pointer is set per call on the kept descriptor, which
+// cuBLASLt reads when the product is issued (so a captured decoder step keeps its bias).
+#include <cublasLt.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "engine/core/error.h"
+#include "kernels/cuda_check.h"
+#include "kernels/ops/elementwise.h"
+#include "kernels/ops/gemm.h"
+
+namespace precis::cuda {
+
+namespace {
+
+// Alignment the heuristic may assume of an address: the largest power of two dividing it, up
+// to the 256 bytes cudaMalloc gives (an offset row of a buffer may have less).
+uint32_t alignment_of(const void* ptr) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(ptr);
+    uint32_t align = 256;
+    while (align > 1 && a % align != 0) align /= 2;
+    return align;
+}
+
+bool ok(cublasStatus_t s) { return s == CUBLAS_STATUS_SUCCESS; }
+
+// One shape's descriptors and algorithm; made once, destroyed with the Gemm.
+struct Plan {
+    cublasLtMatmulDesc_t desc = nullptr;
+    cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
+    cublasLtMatmulAlgo_t algo{};
+    bool usable = false;  // false: the heuristic offered nothing; this shape takes the fallback
+
+    void release() {
+        if (d) cublasLtMatrixLayoutDestroy(d);
+        if (b) cublasLtMatrixLayoutDestroy(b);
+        if (a) cublasLtMatrixLayoutDestroy(a);
+        if (desc) cublasLtMatmulDescDestroy(desc);
+        *this = Plan{};
+    }
+};
+
+// (precision, rows, in, out, alignments of x, W, y)
+using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, uint32_t, uint32_t, uint32_t>;
+
+// Plans kept at most: the encoder makes one set per input length, and a run of documents of
+// many lengths should not grow this without bound.
+constexpr size_t kMaxPlans = 256;
+
+}  // namespace
+
+struct Gemm::EpiloguePlans {
+    cublasLtHandle_t handle = nullptr;
+    std::map<PlanKey, Plan> plans;
+
+    ~EpiloguePlans() {
+        clear();
+        if (handle) cublasLtDestroy(handle);
+    }
+    void clear() {
+        for (auto& [key, plan] : plans) plan.release();
+        plans.clear();
+    }
+};
+
+void Gemm::EpiloguePlansDeleter::operator()(EpiloguePlans* plans) const { delete plans; }
+
+namespace {
+
+// Builds the descriptors of one shape and asks for an algorithm; any refusal leaves the plan
+// unusable (never an error: the caller then runs the product and the bias kernel).
+Plan make_plan(cublasLtHandle_t handle, Precision p, int64_t rows, int64_t in, int64_t out, uint32_t align_x,
+               uint32_t align_w, uint32_t align_y, size_t workspace_bytes) {
+    Plan plan;
+    const cudaDataType_t type = cublas_data_type(p);
+    const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
+    const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+    const cudaDataType_t bias_type = CUDA_R_32F;
+    bool made = ok(cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
+                ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa))) &&
+                ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof(transb))) &&
+                ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                  sizeof(epilogue))) &&
+                ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                                  sizeof(bias_type))) &&
+                ok(cublasLtMatrixLayoutCreate(&plan.a, type, uint64_t(in), uint64_t(out), in)) &&
+                ok(cublasLtMatrixLayoutCreate(&plan.b, type, uint64_t(in), uint64_t(rows), in)) &&
+                ok(cublasLtMatrixLayoutCreate(&plan.d, type, uint64_t(out), uint64_t(rows), out));
+    cublasLtMatmulPreference_t pref = nullptr;
+    made = made && ok(cublasLtMatmulPreferenceCreate(&pref));
+    const uint64_t ws = workspace_bytes;
+    made = made &&
+           ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws))) &&
+           ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_w,
+                                                   sizeof(align_w))) &&
+           ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_x,
+                                                   sizeof(align_x))) &&
+           ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_y,
+                                                   sizeof(align_y))) &&
+           ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_y,
+                                                   sizeof(align_y)));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    made = made && ok(cublasLtMatmulAlgoGetHeuristic(handle, plan.desc, plan.a, plan.b, plan.d, plan.d, pref, 1,
+                                                     &result, &found)) &&
+           found > 0 && ok(result.state);
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (!made) {
+        plan.release();
+        return plan;
+    }
+    plan.algo = result.algo;
+    plan.usable = true;
+    return plan;
+}
+
+}  // namespace
+
+bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out,
+                                const float* bias, void* y) {
+    if (!epilogue_) {
+        auto plans = std::unique_ptr<EpiloguePlans, EpiloguePlansDeleter>(new EpiloguePlans);
+        if (!ok(cublasLtCreate(&plans->handle))) {
+            plans->handle = nullptr;
+            epilogues_ = false;  // no cuBLASLt here: every product takes the fallback from now on
+            return false;
+        }
+        epilogue_ = std::move(plans);
+    }
+    const PlanKey key{int(p), rows, in, out, alignment_of(x), alignment_of(w), alignment_of(y)};
+    auto it = epilogue_->plans.find(key);
+    if (it == epilogue_->plans.end()) {
+        if (epilogue_->plans.size() >= kMaxPlans) epilogue_->clear();
+        it = epilogue_->plans
+                 .emplace(key, make_plan(epilogue_->handle, p, rows, in, out, std::get<4>(key), std::get<5>(key),
+                                         std::get<6>(key), workspace_.bytes()))
+                 .first;
+    }
+    Plan& plan = it->second;
+    if (!plan.usable) return false;
+    PRECIS_CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+    const float alpha = 1.f, beta = 0.f;
+    // The workspace is the cuBLAS handle's: both run on this one stream, one after the other.
+    PRECIS_CUBLAS_CHECK(cublasLtMatmul(epilogue_->handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, y, plan.d, y,
+                                       plan.d, &plan.algo, workspace_.get(), workspace_.bytes(), stream_));
+    return true;
+}
+
+void Gemm::linear_bias(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out,
+                       const float* bias, void* y) {
+    check(bias != nullptr, "linear: the bias must not be null (use linear() for a product without one)");
+    check_arguments(p, p, rows, in, out, x, w, y);
+    last_used_epilogue_ = false;
+    if (rows == 0) return;
+    if (epilogues_) last_used_epilogue_ = linear_bias_epilogue(p, x, rows, in, w, out, bias, y);
+    if (last_used_epilogue_) return;
+    linear(p, x, rows, in, w, out, y);
+    bias_activation(p, y, bias, rows, out, false, stream_);
+}
+
+}  // namespace precis::cuda
