@@ -29,8 +29,9 @@
 #   (default: moves with the folders under results/), PRECIS_GPU_SANITIZER_FILTER=... a gtest filter
 #   PRECIS_GPU_REPEAT=2         precis-bench --repeat;  PRECIS_GPU_NEW_TOKENS=256
 #   PRECIS_GPU_CPU_NEW_TOKENS=64  the CPU baseline's tokens (a rate; fewer keeps it short)
-#   PRECIS_GPU_SKIP="tests sanitizer bench eager cpu attn hf lsgref book docs"  phases to leave out (eager: the
-#                               4k and 16k norm cells again with PRECIS_CUDA_GRAPHS=0)
+#   PRECIS_GPU_SKIP="tests sanitizer bench eager noepi cpu attn hf lsgref book docs"  phases to leave out
+#                               (eager: the 4k and 16k norm cells again with PRECIS_CUDA_GRAPHS=0; noepi:
+#                               the 16k norm cell with PRECIS_CUDA_EPILOGUES=0)
 #   PRECIS_GPU_BUDGET_ATTN=60   precis-attention-bench (PRECIS_GPU_ATTN_LENGTHS=4096,16384)
 #   PRECIS_GPU_BUDGET_DOCS=240  the "docs" phase (many documents, Precis vs HF; README.md): cut to
 #                               what is left before PRECIS_GPU_DEADLINE=520 (seconds since start);
@@ -269,9 +270,11 @@ cell() {  # device sparsity(full = full attention) length new_tokens timeout
     [ "$sp" = full ] && att=(--attention full)
     local dtype=(--dtype fp16)
     [ "$dev" = cpu ] && dtype=()
-    # cuda_eager: the GPU with the decoder's step graph off (PRECIS_CUDA_GRAPHS=0), to compare.
+    # cuda_eager: the GPU with the decoder's step graph off (PRECIS_CUDA_GRAPHS=0), to compare;
+    # cuda_noepi: the biases by their own kernel instead of the products' cuBLASLt epilogue.
     local run=(env) device=$dev
     [ "$dev" = cuda_eager ] && run=(env PRECIS_CUDA_GRAPHS=0) && device=cuda
+    [ "$dev" = cuda_noepi ] && run=(env PRECIS_CUDA_EPILOGUES=0) && device=cuda
     bounded "$limit" "${run[@]}" "$BENCH" --shape base --device "$device" "${dtype[@]}" --compute-type fp32 --lengths "$len" \
         "${att[@]}" --new-tokens "$tokens" --beams 5 --repeat "$REPEAT" --json \
         >"$REPORT/bench/$name.json" 2>"$REPORT/bench/$name.log"
@@ -318,6 +321,7 @@ else
     # shellcheck disable=SC2086
     skipped bench || { say "== benchmark, cuda fp16 (budget ${PRECIS_GPU_BUDGET_BENCH:-120}s)"; run_cells "${PRECIS_GPU_BUDGET_BENCH:-120}" cuda "$NEW_TOKENS" $GPU_CELLS; }
     skipped eager || { say "== benchmark, cuda fp16 without the step graph (budget 40s)"; run_cells 40 cuda_eager "$NEW_TOKENS" norm:4096 norm:16384; }
+    skipped noepi || { say "== benchmark, cuda fp16 with the biases by their own kernel (budget 25s)"; run_cells 25 cuda_noepi "$NEW_TOKENS" norm:16384; }
     # shellcheck disable=SC2086
     skipped cpu || { say "== benchmark, cpu baseline (budget ${PRECIS_GPU_BUDGET_CPU:-30}s)"; run_cells "${PRECIS_GPU_BUDGET_CPU:-30}" cpu "$CPU_NEW_TOKENS" $CPU_CELLS; }
 fi
