@@ -24,6 +24,13 @@ public:
     using Error::Error;
 };
 
+// A search step's scores came out NaN or infinite (the model's activations overflowed the
+// precision they ran in): a GPU run in fp16 moves to bf16 and runs again.
+class NonFiniteScores : public Error {
+public:
+    using Error::Error;
+};
+
 // Argument check used at the top of every op: throws with the message when cond is false.
 inline void check(bool cond, const std::string& message) {
     if (!cond) throw Error(message);

@@ -62,7 +62,8 @@ private:
 GenerationResult greedy_search(const Model& model, Backend& backend, const EncoderOutput& encoded,
                                const GenerationConfig& cfg, const RunCallbacks& callbacks, bool keep_step_scores) {
     CpuSearchSteps steps(model, backend, encoded, 1, effective_max_length(cfg), keep_step_scores);
-    GenerationResult res = stepped_greedy_search(steps, cfg, int(encoded.rows.size()), callbacks);
+    GenerationResult res =
+        stepped_greedy_search(steps, cfg, int(encoded.rows.size()), model.config().vocab_size, callbacks);
     res.step_scores = std::move(steps.step_scores);
     return res;
 }

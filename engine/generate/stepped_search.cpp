@@ -1,12 +1,24 @@
 #include "engine/generate/stepped_search.h"
 
 #include <algorithm>
+#include <cmath>
+#include <string>
 
 #include "engine/core/error.h"
 
 namespace precis {
 
-GenerationResult stepped_greedy_search(SearchSteps& steps, const GenerationConfig& cfg, int items,
+namespace {
+
+[[noreturn]] void non_finite(int step, int item) {
+    throw NonFiniteScores("generation: the scores of step " + std::to_string(step) + " are not finite for document " +
+                          std::to_string(item + 1) +
+                          " (NaN or infinity: the model's activations overflow the precision they run in)");
+}
+
+}  // namespace
+
+GenerationResult stepped_greedy_search(SearchSteps& steps, const GenerationConfig& cfg, int items, int64_t vocab,
                                        const RunCallbacks& cb) {
     check(items >= 1, "generation: nothing to generate");
     const int max_length = effective_max_length(cfg);
@@ -23,6 +35,10 @@ GenerationResult stepped_greedy_search(SearchSteps& steps, const GenerationConfi
         // Every row holds the same number of tokens: a finished row goes on with padding.
         steps.pick(res.sequences, step_rules(cfg, int(res.sequences[0].size()), max_length), picked.data(),
                    logprobs.data());
+        for (int i = 0; i < items; ++i)
+            if (!finished[size_t(i)] &&
+                (picked[size_t(i)] < 0 || picked[size_t(i)] >= vocab || !std::isfinite(logprobs[size_t(i)])))
+                non_finite(res.steps + 1, i);
         for (int i = 0; i < items; ++i) {
             const int64_t token = finished[size_t(i)] ? cfg.pad_token_id : picked[size_t(i)];
             if (!finished[size_t(i)]) res.sequence_scores[size_t(i)] += logprobs[size_t(i)];
@@ -52,6 +68,12 @@ GenerationResult stepped_beam_search(SearchSteps& steps, const GenerationConfig&
         cb.check_abort();
         steps.forward(book.last_tokens());
         steps.select(book, step_rules(cfg, book.cur_len(), max_length), top_scores.data(), top_indices.data());
+        for (int i = 0; i < items; ++i) {  // the best candidate of every item still searching
+            const size_t best = size_t(i) * size_t(keep);
+            if (!book.item_done(i) && (top_indices[best] < 0 || top_indices[best] >= int64_t(K) * vocab ||
+                                       !std::isfinite(top_scores[best])))
+                non_finite(res.steps + 1, i);
+        }
         book.advance(top_scores.data(), top_indices.data(), vocab);
         steps.reorder(book.parents());
         ++res.steps;

@@ -36,7 +36,11 @@ public:
 
 // HuggingFace 4.36's greedy search over `items` rows: pads after a row's eos, stops when
 // every row has ended or at the effective max length.
-GenerationResult stepped_greedy_search(SearchSteps& steps, const GenerationConfig& cfg, int items,
+//
+// Both loops check what each step hands back: a token outside the vocabulary or a score that
+// is NaN or infinite for a row still generating (scores of finite logits never are) throws
+// NonFiniteScores naming the step, instead of feeding it to the next step.
+GenerationResult stepped_greedy_search(SearchSteps& steps, const GenerationConfig& cfg, int items, int64_t vocab,
                                        const RunCallbacks& callbacks);
 // HuggingFace 4.36's beam search (BeamSearchScorer's rules, in BeamBook) over `items` items
 // of cfg.num_beams rows each.

@@ -109,20 +109,23 @@ EncoderOutput CudaRunner::encode(const Model& model, const std::vector<std::vect
             if (attention_->enabled()) stats_.encoder_attention_seconds = attention_->collect();
             stats_.peak_device_bytes = device_bytes_peak();
             if (!watch_range || *overflow_count_host_.as<int>() == 0) return out;
-            // fp16 holds at most 65504: some activation of this model passed it. From now on
-            // the runner uses bf16 (float32's range) or, before Ampere, float32; the weights
-            // are uploaded again in it and this input is encoded again. Said once: the
-            // runner never goes back to fp16.
-            const Precision next = parse_precision(dtype_after_fp16_overflow(current_device_capability()));
-            callbacks.notice("this model's activations overflow fp16 on " + name_ + "; running in " +
-                             precision_name(next) + " from now on");
             out = {};
-            weights_.reset();
-            precision_ = next;
-            std::lock_guard<std::mutex> lock(name_mutex_);
-            name_ = describe(device_, next);
+            leave_fp16(callbacks);  // and this input is encoded again
         }
     });
+}
+
+// fp16 holds at most 65504: some activation of this model passed it. From now on the runner
+// uses bf16 (float32's range) or, before Ampere, float32; the weights are uploaded again in it
+// at the next use. Said once: the runner never goes back to fp16.
+void CudaRunner::leave_fp16(const RunCallbacks& callbacks) {
+    const Precision next = parse_precision(dtype_after_fp16_overflow(current_device_capability()));
+    callbacks.notice("this model's activations overflow fp16 on " + name_ + "; running in " + precision_name(next) +
+                     " from now on");
+    weights_.reset();
+    precision_ = next;
+    std::lock_guard<std::mutex> lock(name_mutex_);
+    name_ = describe(device_, next);
 }
 
 // Queues the count of NaN and infinite values in the encoder output's rows (one small
@@ -145,59 +148,75 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
                                       const RunCallbacks& callbacks, bool /*keep_step_scores*/) {
     check(cfg.num_beams >= 1, "generation: num_beams must be at least 1");
     return guarded([&] {
-        const DeviceModel& w = weights_for(model);
-        // The encoder output as this runner left it on the device, or uploaded from the host
-        // (an output the CPU made, e.g. after a fallback, or another runner's).
-        std::vector<std::shared_ptr<const DeviceMemory>> held;
-        std::vector<const DeviceMemory*> memories;
-        for (const EncodedRow& row : encoded.rows) {
-            auto device = std::static_pointer_cast<const DeviceMemory>(row.device_memory);
-            if (!device || device->runner_id != id_ || device->precision != precision_) {
-                auto up = std::make_shared<DeviceMemory>();
-                up->runner_id = id_;
-                up->precision = precision_;
-                const Tensor& memory = row.host_memory();
-                up->rows = int(memory.dim(0));
-                up->dim = memory.dim(1);
-                DeviceBuffer f32 =
-                    upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
-                if (precision_ == Precision::F32) {
-                    up->memory = std::move(f32);
-                } else {
-                    up->memory = DeviceBuffer(size_t(memory.numel()) * bytes_of(precision_));
-                    convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
-                    PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-                }
-                up->mask = upload(row.memory_mask);
-                device = up;
+        while (true) {
+            try {
+                return generate_once(model, encoded, cfg, callbacks);
+            } catch (const NonFiniteScores& e) {
+                // The decoder's activations overflowed: under --dtype auto, fp16 is left for
+                // bf16 and the generation runs again from the same encoder output (uploaded
+                // anew in the new precision); an fp16 asked for by name goes to the CPU.
+                if (!automatic_ || precision_ != Precision::F16)
+                    throw DeviceFailure(name_ + " could not decode this input: " + e.what());
+                leave_fp16(callbacks);
             }
-            memories.push_back(device.get());
-            held.push_back(device);
         }
-        const int items = int(memories.size());
-        const int K = cfg.num_beams;
-        DeviceDecoder decoder(model, w, *gemm_, stream_, memories, K, effective_max_length(cfg));
-        // Two events per span, recorded around work already ordered on the stream: cheap
-        // enough to keep on, and what tells device time from host time per step.
-        SpanTimer step_time, layers_time;
-        step_time.enable(true);
-        layers_time.enable(true);
-        DeviceSearchSteps steps(decoder, items, K, model.config().vocab_size, effective_max_length(cfg), stream_,
-                                {&step_time, &layers_time});
-        const auto start = std::chrono::steady_clock::now();
-        GenerationResult res = K == 1 ? stepped_greedy_search(steps, cfg, items, callbacks)
-                                      : stepped_beam_search(steps, cfg, items, model.config().vocab_size, callbacks);
-        stats_.decode_steps = res.steps;
-        stats_.decode_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        stats_.decode_device_seconds = step_time.collect();
-        stats_.decode_layers_seconds = layers_time.collect();
-        stats_.decode_steps_total += res.steps;
-        stats_.decode_wall_total_seconds += stats_.decode_wall_seconds;
-        stats_.decode_device_total_seconds += stats_.decode_device_seconds;
-        stats_.decode_layers_total_seconds += stats_.decode_layers_seconds;
-        stats_.peak_device_bytes = device_bytes_peak();
-        return res;
     });
+}
+
+GenerationResult CudaRunner::generate_once(const Model& model, const EncoderOutput& encoded,
+                                           const GenerationConfig& cfg, const RunCallbacks& callbacks) {
+    const DeviceModel& w = weights_for(model);
+    // The encoder output as this runner left it on the device, or uploaded from the host
+    // (an output the CPU made, e.g. after a fallback, or another runner's).
+    std::vector<std::shared_ptr<const DeviceMemory>> held;
+    std::vector<const DeviceMemory*> memories;
+    for (const EncodedRow& row : encoded.rows) {
+        auto device = std::static_pointer_cast<const DeviceMemory>(row.device_memory);
+        if (!device || device->runner_id != id_ || device->precision != precision_) {
+            auto up = std::make_shared<DeviceMemory>();
+            up->runner_id = id_;
+            up->precision = precision_;
+            const Tensor& memory = row.host_memory();
+            up->rows = int(memory.dim(0));
+            up->dim = memory.dim(1);
+            DeviceBuffer f32 =
+                upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
+            if (precision_ == Precision::F32) {
+                up->memory = std::move(f32);
+            } else {
+                up->memory = DeviceBuffer(size_t(memory.numel()) * bytes_of(precision_));
+                convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
+                PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            }
+            up->mask = upload(row.memory_mask);
+            device = up;
+        }
+        memories.push_back(device.get());
+        held.push_back(device);
+    }
+    const int items = int(memories.size());
+    const int K = cfg.num_beams;
+    DeviceDecoder decoder(model, w, *gemm_, stream_, memories, K, effective_max_length(cfg));
+    // Two events per span, recorded around work already ordered on the stream: cheap
+    // enough to keep on, and what tells device time from host time per step.
+    SpanTimer step_time, layers_time;
+    step_time.enable(true);
+    layers_time.enable(true);
+    DeviceSearchSteps steps(decoder, items, K, model.config().vocab_size, effective_max_length(cfg), stream_,
+                            {&step_time, &layers_time});
+    const auto start = std::chrono::steady_clock::now();
+    GenerationResult res = K == 1 ? stepped_greedy_search(steps, cfg, items, model.config().vocab_size, callbacks)
+                                  : stepped_beam_search(steps, cfg, items, model.config().vocab_size, callbacks);
+    stats_.decode_steps = res.steps;
+    stats_.decode_wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats_.decode_device_seconds = step_time.collect();
+    stats_.decode_layers_seconds = layers_time.collect();
+    stats_.decode_steps_total += res.steps;
+    stats_.decode_wall_total_seconds += stats_.decode_wall_seconds;
+    stats_.decode_device_total_seconds += stats_.decode_device_seconds;
+    stats_.decode_layers_total_seconds += stats_.decode_layers_seconds;
+    stats_.peak_device_bytes = device_bytes_peak();
+    return res;
 }
 
 RunnerStats CudaRunner::stats() const { return stats_; }

@@ -22,9 +22,9 @@ class SpanTimer;
 
 class CudaRunner final : public ModelRunner {
 public:
-    // automatic: the precision came from --dtype auto (fp16), and an encoder output that
-    // overflows fp16 switches the runner to bf16 (float32 on Turing), says so once through
-    // the run's notice and encodes again.
+    // automatic: the precision came from --dtype auto (fp16), and an encoder output or a
+    // decoding step that overflows fp16 switches the runner to bf16 (float32 on Turing), says
+    // so once through the run's notice and encodes, or generates, again.
     CudaRunner(int device, Precision precision, bool automatic = false);
     ~CudaRunner() override;
 
@@ -48,6 +48,9 @@ public:
 private:
     const DeviceModel& weights_for(const Model& model);
     void count_non_finite_rows(const EncoderOutput& out);
+    void leave_fp16(const RunCallbacks& callbacks);  // fp16 overflowed: bf16 (fp32 before Ampere) from now on
+    GenerationResult generate_once(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
+                                   const RunCallbacks& callbacks);
     template <class F>
     auto guarded(F&& work) -> decltype(work());
 

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -129,7 +130,7 @@ TEST_P(SteppedSearch, DrivenAsTheGpuDrivesItGivesTheCpuSearchsIdsAndScores) {
         const int items = int(group.size());
         DeviceOrderSteps steps(*model, *be, encoded, cfg.num_beams, effective_max_length(cfg));
         const GenerationResult driven = cfg.num_beams == 1
-                                            ? stepped_greedy_search(steps, cfg, items, {})
+                                            ? stepped_greedy_search(steps, cfg, items, model->config().vocab_size, {})
                                             : stepped_beam_search(steps, cfg, items, model->config().vocab_size, {});
         EXPECT_EQ(driven.steps, cpu.steps);
         EXPECT_EQ(steps.forwards(), cpu.steps);
@@ -145,6 +146,59 @@ TEST_P(SteppedSearch, DrivenAsTheGpuDrivesItGivesTheCpuSearchsIdsAndScores) {
 
 INSTANTIATE_TEST_SUITE_P(AllReferenceCases, SteppedSearch, ::testing::ValuesIn(fixture_case_names()),
                          fixture_case_label);
+
+// What a device hands back when its activations overflowed: NaN scores, and from its top-k
+// no candidate at all (an index past the vocabulary). The loop stops with NonFiniteScores,
+// which the CUDA runner answers by leaving fp16, instead of feeding the index to the decoder.
+class OverflowingSteps final : public SearchSteps {
+public:
+    OverflowingSteps(int rows, int64_t vocab, int good_steps) : rows_(rows), vocab_(vocab), good_(good_steps) {}
+    void forward(const std::vector<int64_t>& tokens) override {
+        EXPECT_EQ(int(tokens.size()), rows_);
+        ++forwards_;
+    }
+    void pick(const std::vector<std::vector<int64_t>>&, const StepRules&, int64_t* tokens, float* logprobs) override {
+        for (int r = 0; r < rows_; ++r) {
+            tokens[r] = forwards_ > good_ && r == rows_ - 1 ? std::numeric_limits<int64_t>::max() : 5;
+            logprobs[r] = forwards_ > good_ && r == rows_ - 1 ? std::nanf("") : -1.f;
+        }
+    }
+    void select(const BeamBook& book, const StepRules&, float* top_scores, int64_t* top_indices) override {
+        for (int i = 0; i < book.items(); ++i)
+            for (int k = 0; k < book.keep(); ++k) {
+                const bool bad = forwards_ > good_ && i == book.items() - 1;
+                top_scores[i * book.keep() + k] = bad ? -INFINITY : -1.f - float(k);
+                top_indices[i * book.keep() + k] = bad ? std::numeric_limits<int64_t>::max() : 5 + k;
+            }
+    }
+    void reorder(const std::vector<int>&) override {}
+    int forwards_ = 0;
+
+private:
+    int rows_;
+    int64_t vocab_;
+    int good_;
+};
+
+TEST(SteppedSearchChecks, ANanScoreOrAMissingCandidateStopsTheSearchNamingTheStep) {
+    GenerationConfig cfg;
+    cfg.max_length = 20;
+    cfg.eos_token_id = 2;
+    for (int beams : {1, 3}) {
+        SCOPED_TRACE(std::to_string(beams) + " beams");
+        cfg.num_beams = beams;
+        OverflowingSteps steps(2 * beams, 50, 3);
+        try {
+            if (beams == 1) stepped_greedy_search(steps, cfg, 2, 50, {});
+            else stepped_beam_search(steps, cfg, 2, 50, {});
+            FAIL() << "the search went on past a step without finite scores";
+        } catch (const NonFiniteScores& e) {
+            EXPECT_NE(std::string(e.what()).find("step 4 are not finite for document 2"), std::string::npos)
+                << e.what();
+        }
+        EXPECT_EQ(steps.forwards_, 4);
+    }
+}
 
 TEST(DecoderStepInputs, TheGpuReadsTheTokensThenTheCacheLengthAndRefusesAnIdOutsideTheVocabulary) {
     const std::vector<int64_t> tokens{0, 7, 41};
