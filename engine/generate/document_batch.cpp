@@ -127,8 +127,8 @@ private:
                 const GenerationConfig& cfg = *d.cfg;
                 if (greedy(d)) {
                     float logprob = 0;
-                    const int64_t next = greedy_pick(first, V, d.sequence, step_rules(cfg, int(d.sequence.size()), d.max_length),
-                                                             logprobs.data(), &logprob);
+                    const StepRules rules = step_rules(cfg, int(d.sequence.size()), d.max_length);
+                    const int64_t next = greedy_pick(first, V, d.sequence, rules, logprobs.data(), &logprob);
                     d.sequence.push_back(next);
                     d.score += logprob;
                     d.done = next == cfg.eos_token_id || int(d.sequence.size()) >= d.max_length;

@@ -138,8 +138,8 @@ void DeviceDecoder::layers(int new_len) {
     // The cache length as of this step, on the device (after the ids in ids_).
     const int32_t* length = ids_.as<int32_t>() + n;
     const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
-    embed(p_, ids_.as<int32_t>(), n, w_.token_embeddings.get(), V_, D, scale, w_.decoder_positions.get(), kPositionOffset, new_len,
-          x_.get(), stream_, length);
+    embed(p_, ids_.as<int32_t>(), n, w_.token_embeddings.get(), V_, D, scale, w_.decoder_positions.get(),
+          kPositionOffset, new_len, x_.get(), stream_, length);
     add_layer_norm(p_, x_.get(), nullptr, nullptr, n, D, w_.decoder_embedding_norm.g(), w_.decoder_embedding_norm.b(),
                    1e-5f, stream_);
     const float qscale = 1.f / std::sqrt(float(hd_));
