@@ -156,7 +156,8 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
                 // bf16 and the generation runs again from the same encoder output (uploaded
                 // anew in the new precision); an fp16 asked for by name goes to the CPU.
                 if (!automatic_ || precision_ != Precision::F16)
-                    throw DeviceFailure(name_ + " could not decode this input: " + e.what());
+                    throw DeviceFailure(name_ + " could not decode this input (" + e.what() +
+                                        "; --dtype auto or bf16 keeps such a model on the GPU)");
                 leave_fp16(callbacks);
             }
         }
