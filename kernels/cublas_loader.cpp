@@ -10,6 +10,7 @@
 #include <cublas_v2.h>
 #include <dlfcn.h>
 
+#include <initializer_list>
 #include <mutex>
 
 namespace {
@@ -33,14 +34,19 @@ void bind(void* lib, const char* name, F& f) {
     f = reinterpret_cast<F>(dlsym(lib, name));
 }
 
+// The first of the sonames that loads (the CUDA 13 one, then the unversioned name); null
+// when none does.
+void* open_first(std::initializer_list<const char*> names) {
+    for (const char* name : names)
+        if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
+    return nullptr;
+}
+
 const Cublas& cublas() {
     static Cublas c;
     static std::once_flag once;
     std::call_once(once, [] {
-        for (const char* name : {"libcublas.so.13", "libcublas.so"}) {
-            c.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-            if (c.lib) break;
-        }
+        c.lib = open_first({"libcublas.so.13", "libcublas.so"});
         if (!c.lib) return;
         bind(c.lib, "cublasCreate_v2", c.create);
         bind(c.lib, "cublasDestroy_v2", c.destroy);
@@ -77,10 +83,7 @@ const CublasLt& cublas_lt() {
     static CublasLt c;
     static std::once_flag once;
     std::call_once(once, [] {
-        for (const char* name : {"libcublasLt.so.13", "libcublasLt.so"}) {
-            c.lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-            if (c.lib) break;
-        }
+        c.lib = open_first({"libcublasLt.so.13", "libcublasLt.so"});
         if (!c.lib) return;
         bind(c.lib, "cublasLtCreate", c.create);
         bind(c.lib, "cublasLtDestroy", c.destroy);
@@ -100,31 +103,31 @@ const CublasLt& cublas_lt() {
 
 }  // namespace
 
+// Each entry point forwards when its library loaded, else reports NOT_INITIALIZED.
+#define PRECIS_FORWARD(library, member, ...) \
+    const auto& c = library();              \
+    return c.ready() ? c.member(__VA_ARGS__) : CUBLAS_STATUS_NOT_INITIALIZED
+
 extern "C" {
 
 cublasStatus_t CUBLASWINAPI cublasCreate_v2(cublasHandle_t* handle) {
-    const Cublas& c = cublas();
-    return c.ready() ? c.create(handle) : CUBLAS_STATUS_NOT_INITIALIZED;
+    PRECIS_FORWARD(cublas, create, handle);
 }
 
 cublasStatus_t CUBLASWINAPI cublasDestroy_v2(cublasHandle_t handle) {
-    const Cublas& c = cublas();
-    return c.ready() ? c.destroy(handle) : CUBLAS_STATUS_NOT_INITIALIZED;
+    PRECIS_FORWARD(cublas, destroy, handle);
 }
 
 cublasStatus_t CUBLASWINAPI cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
-    const Cublas& c = cublas();
-    return c.ready() ? c.set_stream(handle, stream) : CUBLAS_STATUS_NOT_INITIALIZED;
+    PRECIS_FORWARD(cublas, set_stream, handle, stream);
 }
 
 cublasStatus_t CUBLASWINAPI cublasSetWorkspace_v2(cublasHandle_t handle, void* workspace, size_t bytes) {
-    const Cublas& c = cublas();
-    return c.ready() ? c.set_workspace(handle, workspace, bytes) : CUBLAS_STATUS_NOT_INITIALIZED;
+    PRECIS_FORWARD(cublas, set_workspace, handle, workspace, bytes);
 }
 
 cublasStatus_t CUBLASWINAPI cublasSetMathMode(cublasHandle_t handle, cublasMath_t mode) {
-    const Cublas& c = cublas();
-    return c.ready() ? c.set_math_mode(handle, mode) : CUBLAS_STATUS_NOT_INITIALIZED;
+    PRECIS_FORWARD(cublas, set_math_mode, handle, mode);
 }
 
 const char* CUBLASWINAPI cublasGetStatusString(cublasStatus_t status) {
@@ -139,57 +142,50 @@ cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_
                                          int lda, const void* B, cudaDataType Btype, int ldb, const void* beta,
                                          void* C, cudaDataType Ctype, int ldc, cublasComputeType_t computeType,
                                          cublasGemmAlgo_t algo) {
-    const Cublas& c = cublas();
-    return c.ready() ? c.gemm_ex(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,
-                                 ldc, computeType, algo)
-                     : CUBLAS_STATUS_NOT_INITIALIZED;
+    PRECIS_FORWARD(cublas, gemm_ex, handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C,
+                   Ctype, ldc, computeType, algo);
 }
 
-// cuBLASLt: each call forwards when the library loaded, else reports NOT_INITIALIZED.
-#define PRECIS_LT_FORWARD(member, ...)            \
-    const CublasLt& c = cublas_lt();             \
-    return c.ready() ? c.member(__VA_ARGS__) : CUBLAS_STATUS_NOT_INITIALIZED
+cublasStatus_t CUBLASWINAPI cublasLtCreate(cublasLtHandle_t* handle) { PRECIS_FORWARD(cublas_lt, create, handle); }
 
-cublasStatus_t CUBLASWINAPI cublasLtCreate(cublasLtHandle_t* handle) { PRECIS_LT_FORWARD(create, handle); }
-
-cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t handle) { PRECIS_LT_FORWARD(destroy, handle); }
+cublasStatus_t CUBLASWINAPI cublasLtDestroy(cublasLtHandle_t handle) { PRECIS_FORWARD(cublas_lt, destroy, handle); }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescCreate(cublasLtMatmulDesc_t* desc, cublasComputeType_t compute,
                                                      cudaDataType_t scale) {
-    PRECIS_LT_FORWARD(desc_create, desc, compute, scale);
+    PRECIS_FORWARD(cublas_lt, desc_create, desc, compute, scale);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t desc) {
-    PRECIS_LT_FORWARD(desc_destroy, desc);
+    PRECIS_FORWARD(cublas_lt, desc_destroy, desc);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t desc,
                                                            cublasLtMatmulDescAttributes_t attr, const void* buf,
                                                            size_t bytes) {
-    PRECIS_LT_FORWARD(desc_set, desc, attr, buf, bytes);
+    PRECIS_FORWARD(cublas_lt, desc_set, desc, attr, buf, bytes);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* layout, cudaDataType type,
                                                        uint64_t rows, uint64_t cols, int64_t ld) {
-    PRECIS_LT_FORWARD(layout_create, layout, type, rows, cols, ld);
+    PRECIS_FORWARD(cublas_lt, layout_create, layout, type, rows, cols, ld);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t layout) {
-    PRECIS_LT_FORWARD(layout_destroy, layout);
+    PRECIS_FORWARD(cublas_lt, layout_destroy, layout);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {
-    PRECIS_LT_FORWARD(pref_create, pref);
+    PRECIS_FORWARD(cublas_lt, pref_create, pref);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
-    PRECIS_LT_FORWARD(pref_destroy, pref);
+    PRECIS_FORWARD(cublas_lt, pref_destroy, pref);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
                                                                  cublasLtMatmulPreferenceAttributes_t attr,
                                                                  const void* buf, size_t bytes) {
-    PRECIS_LT_FORWARD(pref_set, pref, attr, buf, bytes);
+    PRECIS_FORWARD(cublas_lt, pref_set, pref, attr, buf, bytes);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc,
@@ -198,7 +194,7 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t hand
                                                            cublasLtMatrixLayout_t d, cublasLtMatmulPreference_t pref,
                                                            int requested, cublasLtMatmulHeuristicResult_t results[],
                                                            int* returned) {
-    PRECIS_LT_FORWARD(heuristic, handle, desc, a, b, c_layout, d, pref, requested, results, returned);
+    PRECIS_FORWARD(cublas_lt, heuristic, handle, desc, a, b, c_layout, d, pref, requested, results, returned);
 }
 
 cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatmulDesc_t desc, const void* alpha,
@@ -207,10 +203,10 @@ cublasStatus_t CUBLASWINAPI cublasLtMatmul(cublasLtHandle_t handle, cublasLtMatm
                                            cublasLtMatrixLayout_t c_layout, void* D, cublasLtMatrixLayout_t d,
                                            const cublasLtMatmulAlgo_t* algo, void* workspace, size_t bytes,
                                            cudaStream_t stream) {
-    PRECIS_LT_FORWARD(matmul, handle, desc, alpha, A, a, B, b, beta, C, c_layout, D, d, algo, workspace, bytes,
-                      stream);
+    PRECIS_FORWARD(cublas_lt, matmul, handle, desc, alpha, A, a, B, b, beta, C, c_layout, D, d, algo, workspace,
+                   bytes, stream);
 }
 
-#undef PRECIS_LT_FORWARD
+#undef PRECIS_FORWARD
 
 }  // extern "C"

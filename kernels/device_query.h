@@ -20,7 +20,8 @@ bool compiled_with_cuda();
 // Devices visible now; empty without a driver or a GPU. `why` (optional) receives the
 // reason when the list is empty (for example "no CUDA driver found").
 std::vector<DeviceInfo> list_devices(std::string* why = nullptr);
-// The current device's compute capability as 10 * major + minor; 0 without one. Kernels that need a newer card than the oldest this build runs on ask it.
+// The current device's compute capability as 10 * major + minor; 0 without one. Kernels
+// that need a newer card than the oldest this build runs on ask it.
 int current_device_capability();
 // The most shared memory one block may ask for on the current device (opt-in, bytes): 64 KiB
 // on Turing, 99 KiB on the 8.6/8.9 cards, 227 KiB on Hopper. 0 without one.

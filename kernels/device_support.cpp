@@ -20,8 +20,6 @@ std::string device_text(const DeviceInfo& d, int cap) {
     return d.name + " (compute capability " + capability_text(cap) + ")";
 }
 
-// Machine code runs on cards of the same major version and the same or a later minor one
-// (sm_80 code on an 8.6 card); PTX is compiled by the driver for any card as new or newer.
 // "7.5, 8.0, 9.0"
 std::string capability_list(const std::vector<int>& caps) {
     std::string s;
@@ -29,6 +27,8 @@ std::string capability_list(const std::vector<int>& caps) {
     return s;
 }
 
+// Machine code runs on cards of the same major version and the same or a later minor one
+// (sm_80 code on an 8.6 card); PTX is compiled by the driver for any card as new or newer.
 bool runs_sass(const std::vector<int>& sass, int cap) {
     for (int s : sass)
         if (s / 10 == cap / 10 && s <= cap) return true;

@@ -24,6 +24,19 @@ public:
     using Error::Error;
 };
 
+// What a device runner (or a device op) throws when the device cannot go on; the message
+// names the call. The engine then runs the work on the CPU and says so (model_runner.h).
+class DeviceFailure : public Error {
+public:
+    using Error::Error;
+};
+
+// The device ran out of memory: a smaller batch may still fit (document_batch.h halves it).
+class DeviceOutOfMemory : public DeviceFailure {
+public:
+    using DeviceFailure::DeviceFailure;
+};
+
 // A search step's scores came out NaN or infinite (the model's activations overflowed the
 // precision they ran in): a GPU run in fp16 moves to bf16 and runs again.
 class NonFiniteScores : public Error {

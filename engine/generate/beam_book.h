@@ -17,7 +17,8 @@ public:
 
     int items() const { return items_; }
     int beams() const { return K_; }
-    int keep() const { return 2 * K_; }  // candidates per item each step
+    int keep() const { return keep_for(K_); }
+    static int keep_for(int beams) { return 2 * beams; }  // candidates per item each step
     int cur_len() const { return cur_len_; }
     bool item_done(int item) const { return done_[size_t(item)] != 0; }
     // Every item done, or the sequences reached max_length.

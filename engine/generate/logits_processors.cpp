@@ -55,9 +55,10 @@ StepRules step_rules(const GenerationConfig& cfg, int cur_len, int max_length) {
 }
 
 void process_scores(float* scores, int64_t vocab, const std::vector<int64_t>& sequence, const StepRules& rules) {
-    check(int64_t(sequence.size()) == rules.cur_len,
-          "process_scores: the row holds " + std::to_string(sequence.size()) + " tokens where the step says " +
-              std::to_string(rules.cur_len));
+    // Once per row per step: the message is built only when it is thrown.
+    if (int64_t(sequence.size()) != rules.cur_len)
+        throw Error("process_scores: the row holds " + std::to_string(sequence.size()) +
+                    " tokens where the step says " + std::to_string(rules.cur_len));
     const int cur_len = rules.cur_len;
     if (rules.no_repeat_ngram > 0) ban_repeated_ngrams(scores, sequence, rules.no_repeat_ngram);
     if (rules.min_length > 0 && cur_len < rules.min_length && rules.eos_token_id >= 0 && rules.eos_token_id < vocab)

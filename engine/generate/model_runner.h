@@ -14,18 +14,6 @@
 
 namespace precis {
 
-// What a device runner throws when the device cannot go on; the message names the call.
-class DeviceFailure : public Error {
-public:
-    using Error::Error;
-};
-
-// The device ran out of memory: a smaller batch may still fit (document_batch.h halves it).
-class DeviceOutOfMemory : public DeviceFailure {
-public:
-    using DeviceFailure::DeviceFailure;
-};
-
 // What a device run measured, for `precis bench`.
 struct RunnerStats {
     double encoder_product_seconds = 0;  // the last encode's matrix products alone (device time)

@@ -35,13 +35,12 @@ GenerationResult stepped_greedy_search(SearchSteps& steps, const GenerationConfi
         // Every row holds the same number of tokens: a finished row goes on with padding.
         steps.pick(res.sequences, step_rules(cfg, int(res.sequences[0].size()), max_length), picked.data(),
                    logprobs.data());
-        for (int i = 0; i < items; ++i)
-            if (!finished[size_t(i)] &&
-                (picked[size_t(i)] < 0 || picked[size_t(i)] >= vocab || !std::isfinite(logprobs[size_t(i)])))
-                non_finite(res.steps + 1, i);
         for (int i = 0; i < items; ++i) {
-            const int64_t token = finished[size_t(i)] ? cfg.pad_token_id : picked[size_t(i)];
-            if (!finished[size_t(i)]) res.sequence_scores[size_t(i)] += logprobs[size_t(i)];
+            const bool open = !finished[size_t(i)];
+            if (open && (picked[size_t(i)] < 0 || picked[size_t(i)] >= vocab || !std::isfinite(logprobs[size_t(i)])))
+                non_finite(res.steps + 1, i);
+            const int64_t token = open ? picked[size_t(i)] : cfg.pad_token_id;
+            if (open) res.sequence_scores[size_t(i)] += logprobs[size_t(i)];
             res.sequences[size_t(i)].push_back(token);
             last[size_t(i)] = token;
             if (token == cfg.eos_token_id) finished[size_t(i)] = 1;

@@ -11,8 +11,10 @@ void stage_step_inputs(const int64_t* tokens, int64_t n, int64_t vocab, int leng
     check(n >= 0 && length >= 0, "decoder: negative step size or cache length");
     check(vocab > 0 && vocab <= INT32_MAX, "decoder: the vocabulary does not fit int32 ids");
     for (int64_t i = 0; i < n; ++i) {
-        check(tokens[i] >= 0 && tokens[i] < vocab, "decoder: token id " + std::to_string(tokens[i]) +
-                                                       " is outside the vocabulary of " + std::to_string(vocab));
+        // Every row of every step: the message is built only when it is thrown.
+        if (tokens[i] < 0 || tokens[i] >= vocab)
+            throw Error("decoder: token id " + std::to_string(tokens[i]) + " is outside the vocabulary of " +
+                        std::to_string(vocab));
         out[i] = int32_t(tokens[i]);
     }
     out[n] = int32_t(length);

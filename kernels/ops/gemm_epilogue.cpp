@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
-#include <tuple>
+#include <compare>
 
 #include "engine/core/error.h"
 #include "kernels/cuda_check.h"
@@ -52,8 +52,13 @@ struct Plan {
     }
 };
 
-// (precision, rows, in, out, alignments of x, W, y)
-using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, uint32_t, uint32_t, uint32_t>;
+// One product's shape, and the alignments of x, W and y that the heuristic may assume.
+struct PlanKey {
+    Precision p;
+    int64_t rows, in, out;
+    uint32_t align_x, align_w, align_y;
+    auto operator<=>(const PlanKey&) const = default;
+};
 
 // Plans kept at most: the encoder makes one set per input length, and a run of documents of
 // many lengths should not grow this without bound.
@@ -81,9 +86,9 @@ namespace {
 
 // Builds the descriptors of one shape and asks for an algorithm; any refusal leaves the plan
 // unusable (never an error: the caller then runs the product and the bias kernel).
-Plan make_plan(cublasLtHandle_t handle, Precision p, int64_t rows, int64_t in, int64_t out, uint32_t align_x,
-               uint32_t align_w, uint32_t align_y, size_t workspace_bytes) {
+Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_bytes) {
     Plan plan;
+    const auto [p, rows, in, out, align_x, align_w, align_y] = key;
     const cudaDataType_t type = cublas_data_type(p);
     const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
@@ -139,14 +144,11 @@ bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_
         }
         epilogue_ = std::move(plans);
     }
-    const PlanKey key{int(p), rows, in, out, alignment_of(x), alignment_of(w), alignment_of(y)};
+    const PlanKey key{p, rows, in, out, alignment_of(x), alignment_of(w), alignment_of(y)};
     auto it = epilogue_->plans.find(key);
     if (it == epilogue_->plans.end()) {
         if (epilogue_->plans.size() >= kMaxPlans) epilogue_->clear();
-        it = epilogue_->plans
-                 .emplace(key, make_plan(epilogue_->handle, p, rows, in, out, std::get<4>(key), std::get<5>(key),
-                                         std::get<6>(key), workspace_.bytes()))
-                 .first;
+        it = epilogue_->plans.emplace(key, make_plan(epilogue_->handle, key, workspace_.bytes())).first;
     }
     Plan& plan = it->second;
     if (!plan.usable) return false;

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "engine/attention/attention.h"
-#include "engine/generate/model_runner.h"
+#include "engine/core/error.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device_query.h"
 #include "kernels/ops/element_convert.cuh"

@@ -50,7 +50,7 @@ DeviceSearchSteps::DeviceSearchSteps(DeviceDecoder& decoder, int items, int beam
       items_(items),
       beams_(beams),
       rows_(items * beams),
-      keep_(beams == 1 ? 1 : 2 * beams),  // BeamBook::keep()
+      keep_(beams == 1 ? 1 : BeamBook::keep_for(beams)),  // greedy: the best token
       V_(vocab),
       stream_(stream),
       timers_(timers) {

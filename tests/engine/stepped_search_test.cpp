@@ -13,7 +13,6 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <numeric>
 
 #include "engine/backend/backend.h"
 #include "engine/generate/search.h"
@@ -69,26 +68,13 @@ public:
     }
 
     void select(const BeamBook& book, const StepRules& rules, float* top_scores, int64_t* top_indices) override {
+        // The device's kernels take the CPU's order for a beam step (log-softmax, processors,
+        // beam score, top 2K with the lower index first on ties), over every item, finished
+        // or not: the book does not read a finished item's candidates.
         const int K = book.beams(), keep = book.keep();
-        for (int i = 0; i < book.items(); ++i) {  // finished items too: the book does not read them
-            for (int b = 0; b < K; ++b) {
-                float* x = row(i * K + b);
-                log_softmax_row(x, V_);
-                process_scores(x, V_, book.sequences()[size_t(i * K + b)], rules);
-                const float score = book.beam_scores()[size_t(i * K + b)];
-                for (int64_t t = 0; t < V_; ++t) x[t] += score;
-            }
-            const float* scores = row(i * K);
-            std::vector<int64_t> order(size_t(K) * size_t(V_));
-            std::iota(order.begin(), order.end(), 0);
-            std::partial_sort(order.begin(), order.begin() + keep, order.end(), [&](int64_t a, int64_t c) {
-                return scores[a] > scores[c] || (scores[a] == scores[c] && a < c);
-            });
-            for (int k = 0; k < keep; ++k) {
-                top_indices[size_t(i) * size_t(keep) + size_t(k)] = order[size_t(k)];
-                top_scores[size_t(i) * size_t(keep) + size_t(k)] = scores[order[size_t(k)]];
-            }
-        }
+        for (int i = 0; i < book.items(); ++i)
+            select_beam_candidates(row(i * K), V_, book, i * K, rules, top_scores + size_t(i) * size_t(keep),
+                                   top_indices + size_t(i) * size_t(keep), order_);
     }
 
     void reorder(const std::vector<int>& parents) override { dec_.reorder(parents); }
@@ -99,6 +85,7 @@ private:
     DecoderState dec_;
     int64_t V_;
     std::vector<float> logits_;
+    std::vector<int64_t> order_;
     int forwards_ = 0;
 };
 
