@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/fp32_step_gemm.h"
 #include "engine/backend/gelu.h"
 #include "engine/backend/int8_gemm.h"
 #include "engine/backend/sgemm.h"
@@ -40,8 +41,8 @@ void linear_block(const float* x, int64_t rows, int64_t in, const float* w, cons
     }
 }
 
-// PRECIS_FP32_FEW_ROWS=sgemm keeps OpenBLAS (sgemv, sgemm) for a decoding step's few rows
-// (for measuring against it; the streamed product is the default).
+// PRECIS_FP32_FEW_ROWS=sgemm keeps OpenBLAS (sgemv, sgemm) for a decoding step's rows (for
+// measuring against it; the streamed product and the step product are the default).
 bool few_rows_streamed() {
     static const bool streamed = [] {
         const char* e = std::getenv("PRECIS_FP32_FEW_ROWS");
@@ -74,8 +75,13 @@ public:
         // A decoding step's few rows (one, or a beam search's): each weight row streamed once
         // into every row (lowp_linear.h). Faster than OpenBLAS here for four rows (sgemm packs
         // the whole matrix) and for one (its sgemv ran 1.3x slower on this machine's AVX-512).
-        if (rows <= kFp32GemvMaxRows && few_rows_streamed())
-            return lowp_gemv(x, rows, in, WeightRef{WeightFormat::F32, w, nullptr}, b, out, y);
+        if (few_rows_streamed()) {
+            const bool step_gemm = fp32_step_gemm_available();
+            if (rows <= (step_gemm ? kLowpGemvMaxRows : kFp32GemvMaxRows))
+                return lowp_gemv(x, rows, in, WeightRef{WeightFormat::F32, w, nullptr}, b, out, y);
+            // A step of many documents or beams: fp32_step_gemm.h.
+            if (step_gemm && rows <= kFp32StepGemmMaxRows) return fp32_step_gemm(x, rows, in, w, b, out, y);
+        }
         const int threads = (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
         // Decoder steps (few rows): dozens of short products back to back, split by output
         // features on the worker team (worker_team.h).

@@ -122,15 +122,15 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values<int64_t>(37, 100, 768, 4100), ::testing::Values<int64_t>(48, 1000)),
     shape_label);
 
-// A decoding step's few rows with float32 weights stream each weight row once
-// (lowp_linear.h) instead of going through OpenBLAS: the same product up to summation order,
-// against a double reference, over row counts the stream takes (1-32, a step of 32
-// documents; 33 goes to sgemm), inputs whose length leaves 8- and 1-element tails, with
-// and without bias.
+// A decoding step's rows with float32 weights stream each weight row once (lowp_linear.h,
+// up to 16 rows; up to 32 without AVX-512) or take the step product (fp32_step_gemm.h, 17
+// to 128 rows) instead of going through sgemm: the same product up to summation order,
+// against a double reference, over row counts on both sides of every switch (129 goes to
+// sgemm), inputs whose length leaves 8- and 1-element tails, with and without bias.
 TEST(Float32FewRows, StreamedProductMatchesADoubleReferenceOverRowCountsAndTails) {
     set_cpu_threads(2);
     for (const int64_t in : {7, 37, 100, 768, 3075})
-        for (const int64_t rows : {1, 2, 3, 4, 5, 8, 15, 16, 17, 18, 31, 32, 33}) {
+        for (const int64_t rows : {1, 2, 3, 4, 5, 8, 15, 16, 17, 18, 31, 32, 33, 64, 128, 129}) {
             SCOPED_TRACE(::testing::Message() << "rows " << rows << " in " << in);
             const int64_t out = 250;
             const std::vector<float> w = gaussian(size_t(out * in), 11, 0.05f), x = gaussian(size_t(rows * in), 12),
@@ -150,13 +150,15 @@ TEST(Float32FewRows, StreamedProductMatchesADoubleReferenceOverRowCountsAndTails
         }
 }
 
-// A batch's rows go by four at a time against blocks of weight rows: a group of four gets
-// the same bits in a 32-row product as on its own, whichever block and column triple it
-// falls in (250 outputs: blocks of 21 weight rows at 3,075 inputs, triples and a tail).
+// The streamed product's rows go by four at a time against blocks of weight rows: a group
+// of four gets the same bits in a 16-row product as on its own, whichever block and column
+// triple it falls in (250 outputs: blocks of 21 weight rows at 3,075 inputs, triples and a
+// tail). (17 rows and more take the step product, whose rows keep their bits in any step
+// of its sizes: fp32_step_gemm_test.cpp.)
 TEST(Float32FewRows, AGroupOfFourRowsGetsTheSameBitsInsideABatch) {
     set_cpu_threads(2);
     for (const int64_t in : {100, 3075}) {
-        const int64_t rows = 32, out = 250;
+        const int64_t rows = 16, out = 250;
         const std::vector<float> w = gaussian(size_t(out * in), 21, 0.05f), x = gaussian(size_t(rows * in), 22),
                                  b = gaussian(size_t(out), 23);
         auto be = make_cpu_backend();
