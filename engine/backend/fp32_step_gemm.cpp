@@ -68,8 +68,8 @@ constexpr std::array<Kernel, sizeof...(C)> kernels_for(std::integer_sequence<int
 constexpr auto kTwoVectors = kernels_for<2>(std::make_integer_sequence<int, kColumns>{});
 constexpr auto kOneVector = kernels_for<1>(std::make_integer_sequence<int, kColumns>{});
 
-// Output features [c0, c1): for each group of twelve weight rows (in L1 while they are
-// read), every block of 32 rows, then a last block of up to 16.
+// Output features [c0, c1): for each group of twelve weight rows (in L1 or L2 while every
+// block reads them), every block of 32 rows, then a last block of up to 16.
 void step_gemm_columns(const float* xt, int64_t ld, int64_t rows, int64_t in, const float* w, const float* b,
                        int64_t out, int64_t c0, int64_t c1, float* y) {
     for (int64_t c = c0; c < c1; c += kColumns) {

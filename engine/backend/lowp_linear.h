@@ -25,8 +25,10 @@ constexpr int64_t kLowpGemvMaxRows = 16;
 // Where the CPU has no AVX-512, float32 weights stream up to twice as many rows (a step of
 // 32 documents together): the weights go by in blocks that stay in L2 while every group of
 // four rows reads them, and the 32-row greedy step of bart-base took 0.75x the time of
-// OpenBLAS's sgemm, which packs the weights afresh for every product. (With AVX-512,
-// 17 to 128 rows take fp32_step_gemm.h, 1.7-2.6x this stream at 32 rows.)
+// OpenBLAS's sgemm, which packs the weights afresh for every product (measured on this
+// AVX-512 machine with the 512-bit stream, before the step product; not measured without
+// AVX-512). With AVX-512, 17 to 128 rows take fp32_step_gemm.h, 1.7-2.6x this stream at
+// 32 rows.
 constexpr int64_t kFp32GemvMaxRows = 32;
 
 // Symmetric per-row int8: scales[o] = max|W[o, :]| / 127 (1 for an all-zero row),
