@@ -76,7 +76,7 @@ public:
         // into every row (lowp_linear.h). Faster than OpenBLAS here for four rows (sgemm packs
         // the whole matrix) and for one (its sgemv ran 1.3x slower on this machine's AVX-512).
         if (few_rows_streamed()) {
-            const bool step_gemm = fp32_step_gemm_available();
+            const bool step_gemm = fp32_zmm_kernels();
             if (rows <= (step_gemm ? kLowpGemvMaxRows : kFp32GemvMaxRows))
                 return lowp_gemv(x, rows, in, WeightRef{WeightFormat::F32, w, nullptr}, b, out, y);
             // A step of many documents or beams: fp32_step_gemm.h.

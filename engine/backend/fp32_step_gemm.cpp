@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -17,9 +16,12 @@ namespace {
 
 constexpr int kColumns = 12;  // weight rows per kernel call: 12 x 2 accumulators
 
-// xt[k * ld + m] = x[m, k], the rows past `rows` up to ld zero.
+// xt[k * ld + m] = x[m, k], the rows past `rows` up to ld zero (only they are cleared:
+// every other element is written, for each of a step's ~50 products).
 void transpose_rows(const float* x, int64_t rows, int64_t in, int64_t ld, std::vector<float>& xt) {
-    xt.assign(size_t(ld * in), 0.f);
+    if (xt.size() < size_t(ld * in)) xt.resize(size_t(ld * in));
+    if (rows < ld)
+        for (int64_t k = 0; k < in; ++k) std::fill_n(xt.data() + k * ld + rows, ld - rows, 0.f);
     constexpr int64_t kBlock = 64;  // a block of k stays in cache while every row writes it
     for (int64_t k0 = 0; k0 < in; k0 += kBlock) {
         const int64_t k1 = std::min(in, k0 + kBlock);
@@ -84,11 +86,6 @@ void step_gemm_columns(const float* xt, int64_t ld, int64_t rows, int64_t in, co
 }
 
 }  // namespace
-
-bool fp32_step_gemm_available() {
-    static const bool yes = __builtin_cpu_supports("avx512f") && !std::getenv("PRECIS_NO_ZMM");
-    return yes;
-}
 
 void fp32_step_gemm(const float* x, int64_t rows, int64_t in, const float* w, const float* b, int64_t out, float* y) {
     if (rows <= 0) return;

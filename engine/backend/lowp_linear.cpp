@@ -149,17 +149,11 @@ __attribute__((target("avx512f"))) void gemv4x3_f32_zmm(const float* x, int64_t 
     if (o < c1) gemv4_f32_zmm(x, in, w, b, out, o, c1, y);
 }
 
-// The zmm kernel where the CPU has AVX-512 and PRECIS_NO_ZMM is not set.
-bool four_rows_in_zmm() {
-    static const bool yes = __builtin_cpu_supports("avx512f") && !std::getenv("PRECIS_NO_ZMM");
-    return yes;
-}
-
 template <WeightFormat F>
 void gemv_rows_of(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out, int64_t c0,
                   int64_t c1, float* y) {
     int64_t r = 0;
-    if (F == WeightFormat::F32 && four_rows_in_zmm())
+    if (F == WeightFormat::F32 && fp32_zmm_kernels())
         for (; r + 4 <= rows; r += 4)
             gemv4x3_f32_zmm(x + r * in, in, static_cast<const float*>(w.data), b, out, c0, c1, y + r * out);
     for (; r + 4 <= rows; r += 4) gemv_rows<F, 4>(x + r * in, in, w, b, out, c0, c1, y + r * out);
@@ -184,6 +178,11 @@ void gemv_block(const float* x, int64_t rows, int64_t in, const WeightRef& w, co
 }
 
 }  // namespace
+
+bool fp32_zmm_kernels() {
+    static const bool yes = __builtin_cpu_supports("avx512f") && !std::getenv("PRECIS_NO_ZMM");
+    return yes;
+}
 
 void quantize_rows_int8(const float* w, int64_t out, int64_t in, int8_t* q, float* scales) {
 #pragma omp parallel for schedule(static) if (out * in > (1 << 16))

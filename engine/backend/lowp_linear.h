@@ -31,6 +31,10 @@ constexpr int64_t kLowpGemvMaxRows = 16;
 // 32 rows.
 constexpr int64_t kFp32GemvMaxRows = 32;
 
+// Whether the float32 kernels in 512-bit registers run: the four-row stream here and the
+// step product (fp32_step_gemm.h). Where the CPU has AVX-512F and PRECIS_NO_ZMM is not set.
+bool fp32_zmm_kernels();
+
 // Symmetric per-row int8: scales[o] = max|W[o, :]| / 127 (1 for an all-zero row),
 // q[o, i] = round(W[o, i] / scales[o]).
 void quantize_rows_int8(const float* w, int64_t out, int64_t in, int8_t* q, float* scales);

@@ -29,7 +29,7 @@ std::vector<float> double_reference(const std::vector<float>& x, int64_t rows, i
 }
 
 TEST(Fp32StepGemm, MatchesADoubleReferenceOverRowBlocksColumnGroupsAndTails) {
-    if (!fp32_step_gemm_available()) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
+    if (!fp32_zmm_kernels()) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
     set_cpu_threads(2);
     // Rows: one, a partial and a full 16-row block, 32-row blocks with and without a
     // 16-row remainder. Outputs: fewer than one group of 12, groups and a tail, parts of
@@ -53,7 +53,7 @@ TEST(Fp32StepGemm, MatchesADoubleReferenceOverRowBlocksColumnGroupsAndTails) {
 }
 
 TEST(Fp32StepGemm, ARowGetsTheSameBitsWhicheverRowsShareItsStep) {
-    if (!fp32_step_gemm_available()) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
+    if (!fp32_zmm_kernels()) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
     set_cpu_threads(2);
     const int64_t in = 768, out = 250, most = 128;
     const std::vector<float> w = gaussian(size_t(out * in), 41, 0.05f), x = gaussian(size_t(most * in), 42),
@@ -74,7 +74,7 @@ TEST(Fp32StepGemm, ARowGetsTheSameBitsWhicheverRowsShareItsStep) {
 // 16 rows are the streamed GEMV's, 17 to 128 this product's (compared bit for bit; past
 // 128 sgemm's, which on a short input can sum in the same order, so it is not compared).
 TEST(Fp32StepGemm, TheCpuBackendGivesAStepOf17To128RowsToIt) {
-    if (!fp32_step_gemm_available()) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
+    if (!fp32_zmm_kernels()) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
     set_cpu_threads(2);
     const int64_t in = 300, out = 60;
     const std::vector<float> w = gaussian(size_t(out * in), 51, 0.05f), x = gaussian(size_t(128 * in), 52),
