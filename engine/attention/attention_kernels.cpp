@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/attention/bf16_attention.h"
+#include "engine/attention/fp32_block_attention.h"
 #include "engine/backend/sgemm.h"
 #include "engine/core/simd_exp.h"
 #include "engine/core/simd_reduce.h"
@@ -71,6 +72,16 @@ void softmax_rows(float* s, int rows, int cols, int ld, const float* mask) {
 
 void block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
                      float scale, float* out, int ldo, BlockScratch& scratch, std::vector<float>* weights) {
+    if (fp32_block_attention_serves(head_dim)) {
+        bool any_key = false;
+        for (int i = 0; i < nsegs; ++i) any_key = any_key || segs[i].count > 0;
+        if (any_key) return fp32_block_attention(q, ldq, nq, segs, nsegs, head_dim, scale, out, ldo, scratch, weights);
+    }
+    sgemm_block_attention(q, ldq, nq, segs, nsegs, head_dim, scale, out, ldo, scratch, weights);
+}
+
+void sgemm_block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
+                           float scale, float* out, int ldo, BlockScratch& scratch, std::vector<float>* weights) {
     int total = 0;
     bool any_mask = false;
     for (int i = 0; i < nsegs; ++i) {
@@ -129,9 +140,11 @@ void dense_attention_rows(const AttentionInput& in, int row_begin, int row_end, 
     const int D = in.heads * in.head_dim;
     const int nrows = row_end - row_begin;
     if (nrows <= 0) return;
-    // Tile height: keep the score tile near 4 MB per thread for long inputs.
+    // Tile height: keep the score tile near 4 MB per thread for long inputs. The fused kernel
+    // keeps only eight rows' scores and transposes the keys once per tile: taller tiles.
     int tile = 64;
     if (in.rows > 16384) tile = 32;
+    if (!recorder && fp32_block_attention_serves(in.head_dim)) tile = 256;
     const int ntiles = (nrows + tile - 1) / tile;
     const float scale = 1.0f / std::sqrt(float(in.head_dim));
     size_t rec_base = 0;

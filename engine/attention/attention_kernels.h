@@ -22,13 +22,21 @@ struct KeySegment {
 struct BlockScratch {
     std::vector<float> scores;
     std::vector<float> mask_row;
+    std::vector<float> keys_t;    // the keys transposed (fp32_block_attention.h)
+    std::vector<float> values_t;  // the values in slices of 32 columns (the same)
 };
 
 // out[r] (nq rows, stride ldo, head_dim wide) = softmax(scale * q[r].K^T + mask) V over the
-// concatenated segments, in order. Computes with two cblas_sgemm per segment. If weights
-// is not null, the softmax matrix (nq x total keys) is copied there.
+// concatenated segments, in order. If weights is not null, the softmax matrix (nq x total keys)
+// is copied there. On AVX-512, for the head widths it serves, the fused kernel of
+// fp32_block_attention.h; else sgemm_block_attention.
 void block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
                      float scale, float* out, int ldo, BlockScratch& scratch, std::vector<float>* weights = nullptr);
+
+// The same with two sgemm per segment and a softmax over the whole score tile in between.
+void sgemm_block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
+                           float scale, float* out, int ldo, BlockScratch& scratch,
+                           std::vector<float>* weights = nullptr);
 
 // Row-wise in-place softmax of s (rows x cols, stride ld) after adding mask (length cols,
 // may be null). Vectorized exp; exp of anything below -87.3 is exactly 0.

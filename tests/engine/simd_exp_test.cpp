@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -45,6 +46,25 @@ TEST(SimdExp, MaskedScoresGiveExactlyZeroAndNaNStaysNaN) {
     EXPECT_EQ(y[5], 1.f);
     EXPECT_EQ(y[6], 1.f);
     EXPECT_NEAR(y[7], std::exp(-0.5), 1e-7);
+}
+
+__attribute__((target("avx512f"))) std::vector<float> sixteen_lane_exp(const std::vector<float>& x) {
+    std::vector<float> y(x.size());
+    for (size_t i = 0; i + 16 <= x.size(); i += 16) _mm512_storeu_ps(&y[i], exp_nonpositive(_mm512_loadu_ps(&x[i])));
+    return y;
+}
+
+TEST(SimdExp, SixteenLanesGiveTheBitsOfEight) {
+    if (!__builtin_cpu_supports("avx512f")) GTEST_SKIP() << "no AVX-512 here";
+    const float inf = std::numeric_limits<float>::infinity();
+    std::vector<float> x = {-inf, std::numeric_limits<float>::lowest(), -1000.f, -87.5f, -87.3f, -87.29f,
+                            std::nanf(""), 0.f, -0.f, -1e-30f, -0.5f, -88.f, -20.f, -1.f, -3.25f, -60.f};
+    for (double v = -90.0; v <= 0.0; v += 1.0 / 1024) x.push_back(float(v));
+    x.resize(x.size() / 16 * 16);
+    const std::vector<float> eight = vector_exp(x), sixteen = sixteen_lane_exp(x);
+    for (size_t i = 0; i < x.size(); ++i)
+        EXPECT_EQ(0, std::memcmp(&eight[i], &sixteen[i], sizeof(float)))
+            << x[i] << ": " << eight[i] << " against " << sixteen[i];
 }
 
 TEST(LogSoftmaxRow, MatchesTheDoublePrecisionLogSoftmaxOverAVocabulary) {
