@@ -40,8 +40,7 @@ public:
         for (int i = 0; i < book.items(); ++i) {
             if (book.item_done(i)) continue;
             select_beam_candidates(logits_.data() + int64_t(i) * K * V_, V_, book, i * K, rules,
-                                   top_scores + size_t(i) * size_t(keep), top_indices + size_t(i) * size_t(keep),
-                                   order_);
+                                   top_scores + size_t(i) * size_t(keep), top_indices + size_t(i) * size_t(keep));
         }
     }
 
@@ -54,7 +53,6 @@ private:
     int64_t V_;
     bool keep_step_scores_;
     std::vector<float> logits_, scratch_;
-    std::vector<int64_t> order_;
 };
 
 }  // namespace

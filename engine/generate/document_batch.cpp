@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <new>
 
 #include "engine/backend/backend.h"
 #include "engine/core/checked.h"
+#include "engine/core/worker_team.h"
 #include "engine/generate/model_runner.h"
 #include "engine/generate/search.h"
 #include "engine/model/decoder.h"
@@ -26,6 +28,13 @@ struct StepDocument {
     EncodedRow encoded;             // kept for `finished` when asked
     uint64_t bytes = 0;             // its share of the batch's memory bound
     bool done = false;
+    // This step's choice, made beside the other documents' (score_step): greedy's token and
+    // its log-probability, or the beams' best candidates; or what went wrong.
+    int64_t next = 0;
+    float logprob = 0;
+    std::vector<float> top_scores;
+    std::vector<int64_t> top_indices;
+    std::exception_ptr failure;
 };
 
 bool greedy(const StepDocument& d) { return d.beams == 1; }
@@ -100,9 +109,9 @@ private:
         const int64_t V = model_.config().vocab_size;
         const int capacity = limits.max_documents * most_beams(jobs_);
         DecoderState dec(model_, be_, capacity, max_length);
-        std::vector<float> logits(size_t(capacity) * size_t(V)), logprobs(static_cast<size_t>(V));
-        std::vector<float> top_scores;
-        std::vector<int64_t> tokens, top_indices, order;
+        std::vector<float> logits(size_t(capacity) * size_t(V));
+        std::vector<std::vector<float>> scratch;  // a log-probability row per thread
+        std::vector<int64_t> tokens;
         std::vector<int> parents;
         uint64_t held = 0;
         while (true) {
@@ -119,27 +128,20 @@ private:
             }
             dec.forward(tokens.data(), 1);
             dec.logits(logits.data());
+            score_step(logits.data(), V, scratch);
             parents.resize(size_t(dec.rows()));
             bool reorder = false;
             int row = 0;
             for (StepDocument& d : docs_) {
-                float* first = logits.data() + int64_t(row) * V;
+                if (d.failure) std::rethrow_exception(d.failure);
                 const GenerationConfig& cfg = *d.cfg;
                 if (greedy(d)) {
-                    float logprob = 0;
-                    const StepRules rules = step_rules(cfg, int(d.sequence.size()), d.max_length);
-                    const int64_t next = greedy_pick(first, V, d.sequence, rules, logprobs.data(), &logprob);
-                    d.sequence.push_back(next);
-                    d.score += logprob;
-                    d.done = next == cfg.eos_token_id || int(d.sequence.size()) >= d.max_length;
+                    d.sequence.push_back(d.next);
+                    d.score += d.logprob;
+                    d.done = d.next == cfg.eos_token_id || int(d.sequence.size()) >= d.max_length;
                     parents[size_t(row)] = row;
                 } else {
-                    const int keep = d.book->keep();
-                    top_scores.resize(size_t(keep));
-                    top_indices.resize(size_t(keep));
-                    select_beam_candidates(first, V, *d.book, 0, step_rules(cfg, d.book->cur_len(), d.max_length),
-                                           top_scores.data(), top_indices.data(), order);
-                    d.book->advance(top_scores.data(), top_indices.data(), V);
+                    d.book->advance(d.top_scores.data(), d.top_indices.data(), V);
                     for (int b = 0; b < d.beams; ++b) {
                         parents[size_t(row + b)] = row + d.book->parents()[size_t(b)];
                         reorder |= parents[size_t(row + b)] != row + b;
@@ -175,6 +177,36 @@ private:
                 if (on_.finished) on_.finished(gone.job, std::move(r), gone.encoded);
             }
         }
+    }
+
+    // Every document's choice for this step from its rows of `logits`, the documents split
+    // over the CPU's threads: 50k log-probabilities and a top-k per row, a few percent of a
+    // batch's time on one thread (the search's bookkeeping that follows stays in order).
+    void score_step(float* logits, int64_t V, std::vector<std::vector<float>>& scratch) {
+        std::vector<int64_t> first(docs_.size());
+        for (size_t i = 0, row = 0; i < docs_.size(); row += size_t(docs_[i].beams), ++i) first[i] = int64_t(row);
+        const int threads = std::max(1, std::min(cpu_threads(), int(docs_.size())));
+        scratch.resize(size_t(threads));
+        for_each_on_team(threads, int(docs_.size()), [&](int i, int t) {
+            StepDocument& d = docs_[size_t(i)];
+            float* rows = logits + first[size_t(i)] * V;
+            try {
+                const GenerationConfig& cfg = *d.cfg;
+                if (greedy(d)) {
+                    std::vector<float>& logprobs = scratch[size_t(t)];
+                    logprobs.resize(size_t(V));
+                    const StepRules rules = step_rules(cfg, int(d.sequence.size()), d.max_length);
+                    d.next = greedy_pick(rows, V, d.sequence, rules, logprobs.data(), &d.logprob);
+                } else {
+                    d.top_scores.resize(size_t(d.book->keep()));
+                    d.top_indices.resize(size_t(d.book->keep()));
+                    select_beam_candidates(rows, V, *d.book, 0, step_rules(cfg, d.book->cur_len(), d.max_length),
+                                           d.top_scores.data(), d.top_indices.data());
+                }
+            } catch (...) {  // a team job must not throw: the step loop rethrows it in order
+                d.failure = std::current_exception();
+            }
+        });
     }
 
     // Waiting documents join while there are rows and memory for them.

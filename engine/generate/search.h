@@ -27,9 +27,12 @@ int64_t greedy_pick(float* logits, int64_t vocab, const std::vector<int64_t>& se
 // first_row) become log-probabilities, processed and added to the beams' running scores,
 // in place; the best 2K of the K x V candidates go to top_scores / top_indices (flat index
 // beam * V + token, best first, ties lower index first as torch.topk on the CPU).
-// `order` is scratch.
 void select_beam_candidates(float* logits, int64_t vocab, const BeamBook& book, int first_row,
-                            const StepRules& rules, float* top_scores, int64_t* top_indices,
-                            std::vector<int64_t>& order);
+                            const StepRules& rules, float* top_scores, int64_t* top_indices);
+
+// The best `keep` (<= n) of x[0, n) into scores / indices, best first, the lower index first
+// on ties (torch.topk on the CPU). One pass: only a score above the last kept one is looked
+// at twice. A row of NaN keeps its first `keep` (and the search reports it as not finite).
+void top_candidates(const float* x, int64_t n, int keep, float* scores, int64_t* indices);
 
 }  // namespace precis

@@ -74,7 +74,7 @@ public:
         const int K = book.beams(), keep = book.keep();
         for (int i = 0; i < book.items(); ++i)
             select_beam_candidates(row(i * K), V_, book, i * K, rules, top_scores + size_t(i) * size_t(keep),
-                                   top_indices + size_t(i) * size_t(keep), order_);
+                                   top_indices + size_t(i) * size_t(keep));
     }
 
     void reorder(const std::vector<int>& parents) override { dec_.reorder(parents); }
@@ -85,7 +85,6 @@ private:
     DecoderState dec_;
     int64_t V_;
     std::vector<float> logits_;
-    std::vector<int64_t> order_;
     int forwards_ = 0;
 };
 
