@@ -72,11 +72,16 @@ void softmax_rows(float* s, int rows, int cols, int ld, const float* mask) {
 
 void block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
                      float scale, float* out, int ldo, BlockScratch& scratch, std::vector<float>* weights) {
-    if (fp32_block_attention_serves(head_dim)) {
-        bool any_key = false;
-        for (int i = 0; i < nsegs; ++i) any_key = any_key || segs[i].count > 0;
-        if (any_key) return fp32_block_attention(q, ldq, nq, segs, nsegs, head_dim, scale, out, ldo, scratch, weights);
+    if (nq <= 0) return;
+    int total = 0;
+    for (int i = 0; i < nsegs; ++i) total += std::max(segs[i].count, 0);
+    if (total == 0) {  // nothing to attend to (cannot happen with G >= 1); define as zeros
+        for (int r = 0; r < nq; ++r) std::memset(out + size_t(r) * ldo, 0, sizeof(float) * head_dim);
+        if (weights) weights->clear();
+        return;
     }
+    if (fp32_block_attention_serves(head_dim))
+        return fp32_block_attention(q, ldq, nq, segs, nsegs, head_dim, scale, out, ldo, scratch, weights);
     sgemm_block_attention(q, ldq, nq, segs, nsegs, head_dim, scale, out, ldo, scratch, weights);
 }
 
@@ -87,12 +92,6 @@ void sgemm_block_attention(const float* q, int ldq, int nq, const KeySegment* se
     for (int i = 0; i < nsegs; ++i) {
         total += segs[i].count;
         any_mask = any_mask || (segs[i].mask && segs[i].count > 0);
-    }
-    if (nq <= 0) return;
-    if (total == 0) {  // nothing to attend to (cannot happen with G >= 1); define as zeros
-        for (int r = 0; r < nq; ++r) std::memset(out + size_t(r) * ldo, 0, sizeof(float) * head_dim);
-        if (weights) weights->clear();
-        return;
     }
     // Pad the row stride to a multiple of 16 floats for aligned-ish rows.
     const int ld = (total + 15) & ~15;

@@ -28,12 +28,13 @@ struct BlockScratch {
 
 // out[r] (nq rows, stride ldo, head_dim wide) = softmax(scale * q[r].K^T + mask) V over the
 // concatenated segments, in order. If weights is not null, the softmax matrix (nq x total keys)
-// is copied there. On AVX-512, for the head widths it serves, the fused kernel of
-// fp32_block_attention.h; else sgemm_block_attention.
+// is copied there. No query rows: nothing; no keys: zeros. Else, on AVX-512 for the head
+// widths it serves, the fused kernel of fp32_block_attention.h; else sgemm_block_attention.
 void block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
                      float scale, float* out, int ldo, BlockScratch& scratch, std::vector<float>* weights = nullptr);
 
-// The same with two sgemm per segment and a softmax over the whole score tile in between.
+// The same with two sgemm per segment and a softmax over the whole score tile in between,
+// for at least one query row and one key (block_attention sees to both).
 void sgemm_block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
                            float scale, float* out, int ldo, BlockScratch& scratch,
                            std::vector<float>* weights = nullptr);

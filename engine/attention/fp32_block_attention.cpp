@@ -210,9 +210,11 @@ PRECIS_ZMM void weigh_values(const float* p, int ldp, int n, const float* slice,
             _mm512_storeu_ps(out + int64_t(r) * ldo + c0 + 16 * c, _mm512_mul_ps(sum[r][c], _mm512_set1_ps(inv[r])));
 }
 
-// A 64-byte aligned run of n floats from v.
+// A 64-byte aligned run of n floats from v, which only grows: an LSG layer alternates a
+// block of global rows over every key with blocks of a few hundred, and growing back after
+// shrinking would zero megabytes per head.
 float* aligned_floats(std::vector<float>& v, size_t n) {
-    v.resize(n + 16);
+    if (v.size() < n + 16) v.resize(n + 16);
     const uintptr_t p = reinterpret_cast<uintptr_t>(v.data());
     return reinterpret_cast<float*>((p + 63) & ~uintptr_t(63));
 }
@@ -283,7 +285,6 @@ bool fp32_block_attention_serves(int head_dim) {
 
 void fp32_block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
                           float scale, float* out, int ldo, BlockScratch& scratch, std::vector<float>* weights) {
-    if (nq <= 0) return;
     switch (head_dim) {
         case 16: return attend_block<1>(q, ldq, nq, segs, nsegs, scale, out, ldo, scratch, weights);
         case 32: return attend_block<2>(q, ldq, nq, segs, nsegs, scale, out, ldo, scratch, weights);

@@ -143,6 +143,20 @@ TEST(Fp32BlockAttention, ARowGetsTheSameBitsWhicheverRowsShareItsBlock) {
     }
 }
 
+TEST(BlockAttention, NoKeysGiveZerosAndEmptyWeightsWhicheverKernelServes) {
+    // Shared by both kernels: a block whose segments are all empty (an LSG block cannot be,
+    // it always sees its global tokens) is defined as zeros.
+    for (int hd : {12, 64}) {  // the sgemm path, and the fused one where the CPU has it
+        RandomQkv x = random_qkv(4, 1, hd, 2);
+        const Segments s = segments_of(x, 0, {{0, 0}, {2, 0}}, {});
+        std::vector<float> out(size_t(4) * size_t(hd), -7.f), weights(3, 1.f);
+        BlockScratch scratch;
+        attn_detail::block_attention(x.qrow(0, 0), hd, 4, s.segs.data(), 2, hd, 0.1f, out.data(), hd, scratch, &weights);
+        for (float v : out) EXPECT_EQ(v, 0.f) << "hd " << hd;
+        EXPECT_TRUE(weights.empty()) << "hd " << hd;
+    }
+}
+
 TEST(Fp32BlockAttention, ServesOnlyWidthsItHasKernelsFor) {
     for (int hd : {8, 12, 80, 128}) EXPECT_FALSE(attn_detail::fp32_block_attention_serves(hd)) << hd;
 }
