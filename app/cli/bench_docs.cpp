@@ -84,11 +84,13 @@ int bench_docs(const Arguments& args, const BenchFrontEnd& front) {
     options.batch_size = batch_size;
     DocumentBatchCallbacks on;
     double encode_seconds = 0;  // the encoder's share of the time
-    on.encode = [&](int i) {
+    on.encode = [&](const std::vector<int>& joining) {
         const auto e0 = std::chrono::steady_clock::now();
-        EncodedRow row = std::move(run_encoder(model, *be, {docs[size_t(i)]}, {}, loaded.attention, {}).rows[0]);
+        std::vector<std::vector<int64_t>> ids;
+        for (int i : joining) ids.push_back(docs[size_t(i)]);
+        EncoderOutput enc = run_encoder(model, *be, ids, {}, loaded.attention, {});
         encode_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
-        return row;
+        return std::move(enc.rows);
     };
     on.finished = [&](int i, GenerationResult r, const EncodedRow&) { out[size_t(i)] = std::move(r.sequences[0]); };
     on.failed = [&](int i, const std::string& why) {

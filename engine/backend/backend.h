@@ -34,6 +34,13 @@ public:
     // The same with W in any WeightFormat. The default handles F32 only.
     virtual void linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                         float* y);
+    // Whether linear() on `rows` rows gives each row the bits that row gets in a product of
+    // more rows, so that inputs may share products without changing each other's results.
+    // Products of a few rows take other kernels (the decoding GEMV, the step product) whose
+    // sums run in another order. The default: no.
+    virtual bool row_exact_linear(int64_t /*rows*/, int64_t /*in*/, int64_t /*out*/, WeightFormat /*format*/) const {
+        return false;
+    }
     // linear(), then gelu() on y: a backend may apply GELU while y is still in cache. The
     // default makes the two calls.
     virtual void linear_gelu(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b,

@@ -51,6 +51,11 @@ bool few_rows_streamed() {
     return streamed;
 }
 
+// Threads for a float32 product: small ones are not worth waking the others for.
+int product_threads(int64_t rows, int64_t in, int64_t out) {
+    return (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
+}
+
 // fp16 weights widened for a many-row product: one buffer per calling thread (engine
 // workers may share a backend).
 std::vector<float>& widened_weights() {
@@ -82,7 +87,7 @@ public:
             // A step of many documents or beams: fp32_step_gemm.h.
             if (step_gemm && rows <= kFp32StepGemmMaxRows) return fp32_step_gemm(x, rows, in, w, b, out, y);
         }
-        const int threads = (rows * in * out < (1 << 16)) ? 1 : omp_get_max_threads();
+        const int threads = product_threads(rows, in, out);
         // Decoder steps (few rows): dozens of short products back to back, split by output
         // features on the worker team (worker_team.h).
         if (rows < 32 * threads)
@@ -96,6 +101,19 @@ public:
             const int64_t r0 = rows * t / nt, r1 = rows * (t + 1) / nt;
             linear_block(x + r0 * in, r1 - r0, in, w, b, out, 0, out, y + r0 * out);
         }
+    }
+
+    // Where linear() above ends in sgemm on every thread's share of rows (and fp16 weights,
+    // widened, take that path too): oneDNN's sgemm gives a row the same bits from 16 rows a
+    // call on, wherever the row sits (measured on bart-base's shapes and tiny ones; below 16
+    // rows it takes other kernels); OpenBLAS's bits change with the rows beside. int8
+    // products of more than the GEMV's rows quantize each row on its own and sum exactly.
+    bool row_exact_linear(int64_t rows, int64_t in, int64_t out, WeightFormat format) const override {
+        if (format == WeightFormat::I8) return rows > kLowpGemvMaxRows;
+        if (few_rows_streamed() && rows <= (fp32_zmm_kernels() ? kFp32StepGemmMaxRows : kFp32GemvMaxRows))
+            return false;
+        const int threads = product_threads(rows, in, out);
+        return threads > 1 && rows >= 32 * threads && fp32_gemm_in_use() == Fp32Gemm::OneDnn;
     }
 
     // int8 / fp16 weights: the weight-only GEMV for a few rows (decoding is bound by the

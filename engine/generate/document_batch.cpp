@@ -5,6 +5,9 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "engine/backend/backend.h"
 #include "engine/core/checked.h"
@@ -12,6 +15,7 @@
 #include "engine/generate/model_runner.h"
 #include "engine/generate/search.h"
 #include "engine/model/decoder.h"
+#include "engine/model/encoder.h"
 #include "engine/model/model.h"
 
 namespace precis {
@@ -77,6 +81,7 @@ public:
           cost_(document_cost(model, longest_generation(jobs))) {}
 
     void run(std::deque<int>& waiting, DocumentBatchReport& report) {
+        const EncoderBuffersKept kept;  // documents are encoded a few at a time, every few steps
         bool said = false;
         while (!waiting.empty()) {
             docs_.clear();
@@ -209,54 +214,142 @@ private:
         });
     }
 
-    // Waiting documents join while there are rows and memory for them.
+    // Waiting documents join while there are rows and memory for them; those that join
+    // together are encoded together.
     void admit(std::deque<int>& waiting, DecoderState& dec, uint64_t& held, const BatchLimits& limits) {
-        while (!waiting.empty() && int(docs_.size()) < limits.max_documents) {
+        while (true) {
+            const std::vector<int> joining = take_joining(waiting, dec.free_rows(), held, limits);
+            if (joining.empty()) return;
+            std::vector<std::pair<int, EncodedRow>> encoded = encode_joining(joining, waiting);
+            for (size_t i = 0; i < encoded.size(); ++i) {
+                const int job = encoded[i].first;
+                const DocumentJob& j = jobs_[size_t(job)];
+                StepDocument d;
+                d.job = job;
+                d.beams = j.config.num_beams;
+                d.cfg = &j.config;
+                d.max_length = effective_max_length(j.config);
+                d.bytes = joining_bytes(j);
+                try {
+                    d.item = dec.join(encoded[i].second, d.beams);
+                } catch (const Cancelled&) {
+                    give_back(encoded, i, waiting);
+                    throw;
+                } catch (const OutOfMemory&) {
+                    give_back(encoded, i, waiting);
+                    throw;
+                } catch (const std::bad_alloc&) {
+                    give_back(encoded, i, waiting);
+                    throw;
+                } catch (const Error& e) {
+                    if (on_.failed) on_.failed(job, e.what());
+                    continue;
+                }
+                if (greedy(d)) {
+                    d.sequence = {j.config.decoder_start_token_id};
+                } else {
+                    d.book = std::make_unique<BeamBook>(1, j.config, d.max_length);
+                }
+                if (options_.keep_encoded) d.encoded = std::move(encoded[i].second);
+                held += d.bytes;
+                docs_.push_back(std::move(d));
+            }
+        }
+    }
+
+    // Its cross-attention memory (and kept encoder output): a few global rows more than its
+    // tokens at most.
+    uint64_t joining_bytes(const DocumentJob& j) const {
+        return cost_.per_memory_row * uint64_t(j.input_tokens + 64);
+    }
+
+    // The waiting documents that fit beside those present, in order, taken from `waiting`,
+    // as many tokens as the encoder's products share (encoder.h): more at once would only
+    // hold more encoder outputs before they join. One whose settings cannot run fails at once.
+    std::vector<int> take_joining(std::deque<int>& waiting, int free_rows, uint64_t held, const BatchLimits& limits) {
+        std::vector<int> joining;
+        int64_t tokens = 0;
+        while (!waiting.empty() && docs_.size() + joining.size() < size_t(limits.max_documents)) {
             const int job = waiting.front();
             const DocumentJob& j = jobs_[size_t(job)];
-            const int beams = j.config.num_beams;
-            if (beams > dec.free_rows()) return;
-            // Its cross-attention memory (and kept encoder output): a few global rows more
-            // than its tokens at most.
-            const uint64_t bytes = cost_.per_memory_row * uint64_t(j.input_tokens + 64);
-            if (limits.memory_bytes && !docs_.empty() && held + bytes > limits.memory_bytes) return;
-            cb_.check_abort();
+            const uint64_t bytes = joining_bytes(j);
+            if (j.config.num_beams > free_rows) break;
+            const bool first = docs_.empty() && joining.empty();
+            if (limits.memory_bytes && !first && held + bytes > limits.memory_bytes) break;
+            if (!joining.empty() && tokens + j.input_tokens > kEncoderSharedRows) break;
             waiting.pop_front();
-            StepDocument d;
-            d.job = job;
-            d.beams = beams;
-            d.cfg = &j.config;
-            d.max_length = effective_max_length(j.config);
-            d.bytes = bytes;
-            EncodedRow encoded;
             try {
-                check(beams >= 1, "generation: num_beams must be at least 1");
-                check(d.max_length >= 2, "generation: max_length must leave room for one token");
-                encoded = on_.encode(job);
-                d.item = dec.join(encoded, beams);
-            } catch (const Cancelled&) {
-                waiting.push_front(job);
-                throw;
-            } catch (const OutOfMemory&) {
-                waiting.push_front(job);
-                throw;
-            } catch (const std::bad_alloc&) {
-                waiting.push_front(job);
-                throw;
+                check(j.config.num_beams >= 1, "generation: num_beams must be at least 1");
+                check(effective_max_length(j.config) >= 2, "generation: max_length must leave room for one token");
             } catch (const Error& e) {
                 if (on_.failed) on_.failed(job, e.what());
                 continue;
             }
-            if (greedy(d)) {
-                d.sequence = {j.config.decoder_start_token_id};
-            } else {
-                d.book = std::make_unique<BeamBook>(1, j.config, d.max_length);
-            }
-            if (options_.keep_encoded) d.encoded = std::move(encoded);
+            joining.push_back(job);
+            tokens += j.input_tokens;
+            free_rows -= j.config.num_beams;
             held += bytes;
-            docs_.push_back(std::move(d));
+        }
+        return joining;
+    }
+
+    // The joining documents' encoder outputs, in order, from one encoder call. A document
+    // whose encoding fails is reported and left out: when several were encoded together,
+    // each is encoded again alone to find which. Out of memory or cancelled: every document
+    // not yet reported goes back to the front of `waiting`, in order.
+    std::vector<std::pair<int, EncodedRow>> encode_joining(const std::vector<int>& joining, std::deque<int>& waiting) {
+        std::vector<std::pair<int, EncodedRow>> encoded;
+        std::vector<int> undecided = joining;
+        const auto run = [&](const std::vector<int>& jobs) {
+            std::vector<EncodedRow> rows = on_.encode(jobs);
+            if (rows.size() != jobs.size())
+                throw std::logic_error("generate_documents: the encoder callback returned " +
+                                       std::to_string(rows.size()) + " outputs for " + std::to_string(jobs.size()) +
+                                       " documents");
+            for (size_t i = 0; i < jobs.size(); ++i) encoded.emplace_back(jobs[i], std::move(rows[i]));
+        };
+        try {
+            cb_.check_abort();
+            try {
+                run(joining);
+                return encoded;
+            } catch (const Cancelled&) {
+                throw;
+            } catch (const OutOfMemory&) {
+                throw;
+            } catch (const Error& e) {
+                if (joining.size() == 1) {
+                    if (on_.failed) on_.failed(joining[0], e.what());
+                    return encoded;
+                }
+            }
+            for (const int job : joining) {
+                try {
+                    cb_.check_abort();
+                    run({job});
+                } catch (const Cancelled&) {
+                    throw;
+                } catch (const OutOfMemory&) {
+                    throw;
+                } catch (const Error& e) {
+                    if (on_.failed) on_.failed(job, e.what());
+                    undecided.erase(std::find(undecided.begin(), undecided.end(), job));
+                }
+            }
+            return encoded;
+        } catch (...) {  // Cancelled, OutOfMemory, bad_alloc
+            for (auto it = undecided.rbegin(); it != undecided.rend(); ++it) waiting.push_front(*it);
+            throw;
         }
     }
+
+    // Documents encoded but not yet joined ([from, end) of `encoded`) go back to the front of
+    // `waiting`, in order.
+    static void give_back(const std::vector<std::pair<int, EncodedRow>>& encoded, size_t from,
+                          std::deque<int>& waiting) {
+        for (size_t i = encoded.size(); i-- > from;) waiting.push_front(encoded[i].first);
+    }
+
     const Model& model_;
     Backend& be_;
     const std::vector<DocumentJob>& jobs_;
@@ -300,7 +393,7 @@ void run_on_device(const Model& model, Backend& backend, const std::vector<Docum
             const int job = batch[b];
             try {
                 cb.check_abort();
-                encoded.rows.push_back(on.encode(job));
+                encoded.rows.push_back(std::move(on.encode({job}).at(0)));
                 members.push_back(job);
             } catch (const Cancelled&) {
                 for (size_t r = batch.size(); r-- > b;) waiting.push_front(batch[r]);

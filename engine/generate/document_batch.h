@@ -1,8 +1,8 @@
 #pragma once
 // Many documents generated together (continuous batching): documents are taken longest
-// first; each is encoded when there is room for it and joins the decoder's step; a
-// finished document leaves at once and the next waiting one takes its rows, so the step
-// stays full. Every document keeps its own generation settings (beams, lengths, logits
+// first; each is encoded when there is room for it (those joining together in one encoder
+// call) and joins the decoder's step; a finished document leaves at once and the next
+// waiting one takes its rows, so the step stays full. Every document keeps its own generation settings (beams, lengths, logits
 // processors, length penalty, early stopping) with HuggingFace's semantics, and gets the
 // ids it would get generated alone.
 //
@@ -32,9 +32,12 @@ struct DocumentBatchOptions {
 };
 
 struct DocumentBatchCallbacks {
-    // Runs the encoder on one document. A precis::Error thrown here fails that document
-    // alone (`failed`); OutOfMemory halves the batch instead; Cancelled ends the run.
-    std::function<EncodedRow(int job)> encode;
+    // Runs the encoder on documents that join the batch together (one or more), returning
+    // one output per job in their order: an encoder may run them through its products
+    // together. A precis::Error thrown here fails the document alone (`failed`): a call for
+    // several is then made again for each on its own. OutOfMemory halves the batch instead;
+    // Cancelled ends the run.
+    std::function<std::vector<EncodedRow>(const std::vector<int>& jobs)> encode;
     // A document's result (sequences[0], sequence_scores[0], its own steps), as it finishes;
     // `encoded` is its encoder output when keep_encoded, else empty.
     std::function<void(int job, GenerationResult result, const EncodedRow& encoded)> finished;

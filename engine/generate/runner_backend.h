@@ -29,6 +29,9 @@ public:
                 float* y) override {
         ops_->linear(x, rows, in, w, b, out, y);
     }
+    bool row_exact_linear(int64_t rows, int64_t in, int64_t out, WeightFormat format) const override {
+        return ops_->row_exact_linear(rows, in, out, format);
+    }
     void linear_gelu(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                      float* y) override {
         ops_->linear_gelu(x, rows, in, w, b, out, y);

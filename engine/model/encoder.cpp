@@ -17,7 +17,6 @@ namespace precis {
 namespace {
 
 constexpr float kLowest = std::numeric_limits<float>::lowest();
-constexpr int64_t kFfnChunkRows = 1024;  // bounds the fc1 activation to chunk x ffn_dim floats
 
 struct RowPlan {
     int global = 0;
@@ -57,6 +56,63 @@ AttentionOptions native_attention_options(const Model& model) {
 
 namespace {
 
+// The buffers EncoderBuffersKept keeps on this thread, and how many scopes are open.
+struct KeptBuffers {
+    int scopes = 0;
+    Tensor q, kv_ctx;
+};
+thread_local KeptBuffers kept;
+
+// The layers' working buffers for S rows: q [S, D], and k, v and the attention's output
+// ctx as one buffer, which the feed-forward layer (needing none of them) reuses for its
+// hidden activations, a chunk of rows at a time. Kept between runs where a scope asks for
+// it, at the size of the largest group (untouched pages cost nothing).
+std::pair<Tensor, Tensor> layer_buffers(int64_t S, int64_t D, int64_t F) {
+    const auto kv_ctx_floats = [&](int64_t rows) {
+        return std::max(3 * rows * D, std::min(rows, kEncoderSharedRows) * F);
+    };
+    if (kept.scopes == 0 || S > kEncoderSharedRows)
+        return {Tensor::empty_huge_pages(DType::F32, {S, D}), Tensor::empty_huge_pages(DType::F32, {kv_ctx_floats(S)})};
+    const int64_t most = kEncoderSharedRows;
+    if (!kept.q.defined() || kept.q.numel() < most * D || kept.kv_ctx.numel() < kv_ctx_floats(most)) {
+        kept.q = Tensor::empty_huge_pages(DType::F32, {most * D});
+        kept.kv_ctx = Tensor::empty_huge_pages(DType::F32, {kv_ctx_floats(most)});
+    }
+    return {kept.q, kept.kv_ctx};
+}
+
+// Whether an input of `rows` rows may share the products with other inputs: only where the
+// backend gives each row the bits it gets alone (Backend::row_exact_linear), so that what a
+// document is encoded beside never changes its summary.
+bool may_share_products(const Backend& be, const EncoderLayerWeights& lw, int64_t rows, int64_t D, int64_t F) {
+    return be.row_exact_linear(rows, D, D, lw.self_attn.q.ref().format) &&
+           be.row_exact_linear(rows, D, F, lw.fc1.ref().format) && be.row_exact_linear(rows, F, D, lw.fc2.ref().format);
+}
+
+// Consecutive inputs whose rows go through the layers' products together: [first, end).
+struct InputGroup {
+    size_t first = 0, end = 0;
+    int64_t rows = 0;
+};
+
+std::vector<InputGroup> group_inputs(const std::vector<EncoderRowInput>& plans, const Backend& be,
+                                     const EncoderLayerWeights& lw, int64_t D, int64_t F) {
+    std::vector<InputGroup> groups;
+    bool open = false;  // the last group may take more inputs
+    for (size_t r = 0; r < plans.size(); ++r) {
+        const int64_t S = plans[r].global + plans[r].padded;
+        const bool shares = S < kEncoderSharedRows && may_share_products(be, lw, S, D, F);
+        if (shares && open && groups.back().rows + S <= kEncoderSharedRows) {
+            groups.back().end = r + 1;
+            groups.back().rows += S;
+            continue;
+        }
+        groups.push_back({r, r + 1, S});
+        open = shares;
+    }
+    return groups;
+}
+
 EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vector<std::vector<int64_t>>& ids,
                                  const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                                  const RunCallbacks& cb, bool keep_layer_states) {
@@ -66,45 +122,58 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
     const int L = cfg.encoder_layers;
     if (attention.kind == EncoderAttention::Lsg) attention.lsg.validate("the LSG settings");
     check(masks.empty() || masks.size() == ids.size(), "encoder: one attention mask per input row is required");
+    // Every input is checked before any is encoded: a bad one fails at once.
+    std::vector<EncoderRowInput> plans;
+    for (size_t r = 0; r < ids.size(); ++r) plans.push_back(prepare_encoder_row(model, attention, ids, masks, r));
 
     // int8 runs: the attention's products in bfloat16 where the CPU has it (bf16_attention.h).
     const AttentionProducts products =
         model.compute_type() == ComputeType::Int8 ? int8_attention_products() : AttentionProducts::Float32;
     EncoderSelfAttention self_attention(attention, cfg.encoder_heads, cfg.encoder_head_dim(), products);
     EncoderOutput result;
-    for (size_t r = 0; r < ids.size(); ++r) {
-        const EncoderRowInput plan = prepare_encoder_row(model, attention, ids, masks, r);
-        const int T = plan.length, G = plan.global, Tp = plan.padded, S = G + Tp;
-        const std::vector<float>& key_mask = plan.key_mask;
-        {  // the row's activations (x, q, kept layer states, and k, v, ctx or the FFN's hidden
+    result.rows.resize(ids.size());
+    for (const InputGroup& group : group_inputs(plans, be, w.encoder_layers[0], D, F)) {
+        const int64_t S = group.rows;  // all the group's rows; input r's start at offset[r]
+        std::vector<int64_t> offset(plans.size());
+        for (size_t r = group.first, at = 0; r < group.end; at += size_t(plans[r].global + plans[r].padded), ++r)
+            offset[r] = int64_t(at);
+        {  // the group's activations (x, q, kept layer states, and k, v, ctx or the FFN's hidden
            // chunk, whichever is larger; see below), before allocating
-            const std::string what = "encoding " + std::to_string(T) + " tokens";
+            const std::string what = "encoding " + std::to_string(S) + " tokens";
             const uint64_t row = checked_mul(uint64_t(S), uint64_t(D) * 4, what);
             const uint64_t copies = 2 + (keep_layer_states ? uint64_t(L) + 1 : 0);
-            const uint64_t hidden = uint64_t(std::min<int64_t>(S, kFfnChunkRows)) * uint64_t(F) * 4;
+            const uint64_t hidden = uint64_t(std::min<int64_t>(S, kEncoderSharedRows)) * uint64_t(F) * 4;
             // Dense bf16 attention (bf16_attention.h) keeps bf16 copies of the keys and values: one row more.
             const uint64_t bf16_kv = products == AttentionProducts::Bfloat16 ? row : 0;
             require_memory(checked_mul(row, copies, what) + std::max(checked_mul(row, 3, what), hidden) + bf16_kv,
                            what);
         }
-        Tensor x = Tensor::empty_huge_pages(DType::F32, {S, D});
-        float* xp = x.data<float>();
-        if (G > 0) std::memcpy(xp, w.global_embeddings.data<float>(), size_t(G * D) * sizeof(float));
+        const auto x = std::make_shared<Tensor>(Tensor::empty_huge_pages(DType::F32, {S, D}));
+        float* xp = x->data<float>();
         const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
-        be.embed(plan.ids.data(), Tp, w.token_embeddings(), cfg.vocab_size, D, scale,
-                 w.encoder_positions.data<float>(), 2, xp + G * D);
+        for (size_t r = group.first; r < group.end; ++r) {
+            const EncoderRowInput& plan = plans[r];
+            float* xr = xp + offset[r] * D;
+            if (plan.global > 0)
+                std::memcpy(xr, w.global_embeddings.data<float>(), size_t(plan.global * D) * sizeof(float));
+            be.embed(plan.ids.data(), plan.padded, w.token_embeddings(), cfg.vocab_size, D, scale,
+                     w.encoder_positions.data<float>(), 2, xr + plan.global * D);
+        }
         be.add_layer_norm(xp, nullptr, S, D, w.encoder_embedding_norm.g(), w.encoder_embedding_norm.b(), 1e-5f);
+        const auto keep_states = [&] {
+            for (size_t r = group.first; r < group.end; ++r)
+                result.rows[r].layer_states.push_back(
+                    Tensor::view(DType::F32, {plans[r].global + plans[r].padded, D}, xp + offset[r] * D, nullptr)
+                        .clone());
+        };
+        if (keep_layer_states) keep_states();
 
-        EncodedRow out;
-        if (keep_layer_states) out.layer_states.push_back(x.clone());
-
-        {  // the layers' buffers live only while the layers run: they are freed before the hand-over
-            // k, v and the attention's output ctx are one buffer, which the feed-forward layer
-            // (needing none of them) reuses for its hidden activations: on long inputs that
-            // saves a chunk x ffn_dim buffer (12.6 MB for bart-base, 16.8 MB for bart-large).
-            const int64_t ffn_rows = std::min<int64_t>(S, kFfnChunkRows);
-            Tensor q = Tensor::empty_huge_pages(DType::F32, {S, D});
-            Tensor kv_ctx = Tensor::empty_huge_pages(DType::F32, {std::max(3 * S * D, ffn_rows * F)});
+        {  // the layers' buffers live only while the layers run (unless kept for the next run)
+            // k, v and ctx share a buffer with the feed-forward layer's hidden activations
+            // (layer_buffers): on long inputs that saves a chunk x ffn_dim buffer (25 MB for
+            // bart-base, 34 MB for bart-large).
+            const int64_t ffn_rows = std::min<int64_t>(S, kEncoderSharedRows);
+            auto [q, kv_ctx] = layer_buffers(S, D, F);
             float* const k = kv_ctx.data<float>();
             float* const v = k + S * D;
             float* const ctx = v + S * D;
@@ -117,7 +186,12 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
                 be.linear(xp, S, D, lw.self_attn.q.ref(), lw.self_attn.q.b(), D, q.data<float>());
                 be.linear(xp, S, D, lw.self_attn.k.ref(), lw.self_attn.k.b(), D, k);
                 be.linear(xp, S, D, lw.self_attn.v.ref(), lw.self_attn.v.b(), D, v);
-                self_attention.run(layer, int(r), q.data<float>(), k, v, S, G, key_mask.data(), plan.sparse, ctx);
+                for (size_t r = group.first; r < group.end; ++r) {
+                    const EncoderRowInput& plan = plans[r];
+                    const int64_t o = offset[r] * D;
+                    self_attention.run(layer, int(r), q.data<float>() + o, k + o, v + o, plan.global + plan.padded,
+                                       plan.global, plan.key_mask.data(), plan.sparse, ctx + o);
+                }
                 be.linear(ctx, S, D, lw.self_attn.out.ref(), lw.self_attn.out.b(), D, tmp);
                 be.add_layer_norm(xp, tmp, S, D, lw.self_attn_norm.g(), lw.self_attn_norm.b(), 1e-5f);
                 cb.check_abort();  // a 16k-token layer takes over a second: check inside it too
@@ -128,30 +202,35 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
                     be.linear(hidden, n, F, lw.fc2.ref(), lw.fc2.b(), D, tmp + r0 * D);
                 }
                 be.add_layer_norm(xp, tmp, S, D, lw.final_norm.g(), lw.final_norm.b(), 1e-5f);
-                if (keep_layer_states) out.layer_states.push_back(x.clone());
+                if (keep_layer_states) keep_states();
                 cb.report(RunStage::Encoding, layer + 1, L);
             }
         }
 
         // Hand-over to the decoder (lsg-spec section 4).
-        out.input_length = T;
-        out.padded_length = Tp;
-        out.num_global = G;
-        out.sparse_path = plan.sparse;
-        // The memory is a view of x's rows (x is kept alive by it, a few padding rows more than
-        // needed), not a copy: a copy would be the encoder's largest moment on long inputs.
-        const DecoderMemoryRows rows = decoder_memory_rows(attention, G, T);
-        if (rows.pool_global) {
-            std::memcpy(xp + G * D, xp, size_t(D) * sizeof(float));
-            // The reference overwrites the last layer's output in place, so its
-            // recorded last hidden state shows the pooled row too.
-            if (keep_layer_states)
-                std::memcpy(out.layer_states.back().data<float>() + G * D, xp, size_t(D) * sizeof(float));
+        for (size_t r = group.first; r < group.end; ++r) {
+            const EncoderRowInput& plan = plans[r];
+            const int T = plan.length, G = plan.global;
+            float* xr = xp + offset[r] * D;
+            EncodedRow& out = result.rows[r];
+            out.input_length = T;
+            out.padded_length = plan.padded;
+            out.num_global = G;
+            out.sparse_path = plan.sparse;
+            // The memory is a view of the input's rows of x (x is kept alive by it, a few
+            // padding rows more than needed), not a copy: a copy would be the encoder's largest
+            // moment on long inputs.
+            const DecoderMemoryRows rows = decoder_memory_rows(attention, G, T);
+            if (rows.pool_global) {
+                std::memcpy(xr + G * D, xr, size_t(D) * sizeof(float));
+                // The reference overwrites the last layer's output in place, so its
+                // recorded last hidden state shows the pooled row too.
+                if (keep_layer_states)
+                    std::memcpy(out.layer_states.back().data<float>() + G * D, xr, size_t(D) * sizeof(float));
+            }
+            out.memory_mask.assign(plan.key_mask.begin() + rows.first, plan.key_mask.begin() + rows.first + rows.count);
+            out.memory = Tensor::view(DType::F32, {rows.count, D}, xr + rows.first * D, x);
         }
-        out.memory_mask.assign(key_mask.begin() + rows.first, key_mask.begin() + rows.first + rows.count);
-        out.memory =
-            Tensor::view(DType::F32, {rows.count, D}, xp + rows.first * D, std::make_shared<Tensor>(std::move(x)));
-        result.rows.push_back(std::move(out));
     }
     // The products' scratch is sized by this input (13 MB of quantized activations for 4k
     // tokens of bart-base int8); decoding needs a fraction of it, so it is not kept alive.
@@ -160,6 +239,12 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
 }
 
 }  // namespace
+
+EncoderBuffersKept::EncoderBuffersKept() { ++kept.scopes; }
+
+EncoderBuffersKept::~EncoderBuffersKept() {
+    if (--kept.scopes == 0) kept = KeptBuffers{};
+}
 
 const Tensor& EncodedRow::host_memory() const {
     if (!memory.defined() && fetch_memory) memory = fetch_memory();

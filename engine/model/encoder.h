@@ -38,6 +38,28 @@ struct EncoderOutput {
     std::vector<EncodedRow> rows;
 };
 
+// Inputs of a few hundred tokens leave the products short of their speed: oneDNN's sgemm on
+// two threads, the weights read from memory, ran bart-base's shapes at 380-450 GFLOP/s on
+// 256-576 rows and 480-500 on 2,048 (2-core AMD EPYC with AVX-512). So consecutive inputs
+// of one call share the layers' products up to this many rows, where the backend keeps
+// each row's bits as they are alone (Backend::row_exact_linear); the attention stays each
+// input's own. It is also the feed-forward layer's chunk of rows.
+constexpr int64_t kEncoderSharedRows = 2048;
+
+// While one lives, encoder runs on this thread keep the layers' working buffers (q, and k|v|ctx
+// or the feed-forward chunk) between runs for inputs of up to kEncoderSharedRows rows: a
+// document batch encodes a few documents every few steps, and buffers fresh from the system
+// cost their page faults each time (bart-base's 31 MB took 0.3 s of the 5.5 s that a
+// 32-document batch spent encoding, on a 2-core VM). Longer inputs still get buffers of
+// their own, freed when they are done; the kept ones are freed with the last scope.
+class EncoderBuffersKept {
+public:
+    EncoderBuffersKept();
+    ~EncoderBuffersKept();
+    EncoderBuffersKept(const EncoderBuffersKept&) = delete;
+    EncoderBuffersKept& operator=(const EncoderBuffersKept&) = delete;
+};
+
 // ids and masks: one vector per batch row (rows may differ in length; masks may be
 // empty meaning all ones). Throws precis::Error for ids outside the vocabulary or
 // inputs longer than the position table, precis::Cancelled on abort.

@@ -123,13 +123,23 @@ DocumentBatchReport Summarizer::summarize_many(const std::vector<std::vector<int
     batch.batch_size = batch_size;
     batch.keep_encoded = options.source_attention;
     DocumentBatchCallbacks calls;
-    calls.encode = [&](int i) {
+    calls.encode = [&](const std::vector<int>& joining) {
         const auto t0 = Clock::now();
-        if (read[size_t(i)].empty()) throw Error("the document has no text to summarize");
-        EncoderOutput enc = run_encoder(*model_, *backend_, {read[size_t(i)]}, {}, options.attention, quiet);
-        partial[size_t(i)].encode_seconds = seconds_since(t0);
-        joined[size_t(i)] = Clock::now();
-        return std::move(enc.rows[0]);
+        std::vector<std::vector<int64_t>> ids;
+        size_t tokens = 0;
+        for (int i : joining) {
+            if (read[size_t(i)].empty()) throw Error("the document has no text to summarize");
+            ids.push_back(read[size_t(i)]);
+            tokens += read[size_t(i)].size();
+        }
+        EncoderOutput enc = run_encoder(*model_, *backend_, ids, {}, options.attention, quiet);
+        // Documents encoded together share the time, each by its tokens.
+        const double seconds = seconds_since(t0);
+        for (int i : joining) {
+            partial[size_t(i)].encode_seconds = seconds * double(read[size_t(i)].size()) / double(tokens);
+            joined[size_t(i)] = Clock::now();
+        }
+        return std::move(enc.rows);
     };
     calls.finished = [&](int i, GenerationResult g, const EncodedRow& encoded) {
         SummaryResult r = std::move(partial[size_t(i)]);

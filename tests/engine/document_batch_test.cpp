@@ -6,6 +6,7 @@
 // exactly what finished.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -75,8 +76,11 @@ protected:
         for (const Doc& d : docs) j.push_back({int(d.ids.size()), d.config});
         return j;
     }
-    EncodedRow encode(int i) const {
-        return std::move(run_encoder(*model, *be, {docs[size_t(i)].ids}, {}, att, {}).rows[0]);
+    // The documents that join together, through one encoder call.
+    std::vector<EncodedRow> encode(const std::vector<int>& jobs) const {
+        std::vector<std::vector<int64_t>> ids;
+        for (int i : jobs) ids.push_back(docs[size_t(i)].ids);
+        return std::move(run_encoder(*model, *be, ids, {}, att, {}).rows);
     }
     std::shared_ptr<const Model> model;
     std::unique_ptr<Backend> be;
@@ -114,20 +118,56 @@ INSTANTIATE_TEST_SUITE_P(ComputeTypes, DocumentBatchComputeTypes,
                          ::testing::Values(ComputeType::Fp32, ComputeType::Int8, ComputeType::Fp16Weights),
                          compute_type_label);
 
+// Joining mid-run (3 at a time: document 3 joins alone) and at the start with every other
+// (7 at a time: the call that held it is made again for each document alone).
 TEST_F(DocumentBatch, ABadDocumentFailsAloneAndTheOthersFinish) {
-    std::set<int> finished;
-    std::map<int, std::string> failed;
+    for (const int batch_size : {3, 7}) {
+        SCOPED_TRACE(std::to_string(batch_size) + " at a time");
+        std::set<int> finished;
+        std::map<int, std::string> failed;
+        std::vector<std::vector<int>> calls;
+        DocumentBatchCallbacks on;
+        on.encode = [&](const std::vector<int>& js) {
+            calls.push_back(js);
+            if (std::count(js.begin(), js.end(), 3)) throw Error("document 3 is unreadable");
+            return encode(js);
+        };
+        on.finished = [&](int i, GenerationResult, const EncodedRow&) { finished.insert(i); };
+        on.failed = [&](int i, const std::string& why) { failed[i] = why; };
+        generate_documents(*model, *be, jobs(), {.batch_size = batch_size}, on, {});
+        EXPECT_EQ(finished, (std::set<int>{0, 1, 2, 4, 5, 6}));
+        ASSERT_EQ(failed.size(), 1u);
+        EXPECT_EQ(failed.at(3), "document 3 is unreadable");
+        const auto with_3 = std::find_if(calls.begin(), calls.end(), [](const std::vector<int>& c) {
+            return c.size() > 1 && std::count(c.begin(), c.end(), 3);
+        });
+        if (batch_size < int(docs.size())) continue;
+        ASSERT_NE(with_3, calls.end()) << "document 3 never joined with others";
+        const std::vector<int> together = *with_3;
+        ASSERT_GE(calls.end() - with_3, std::ptrdiff_t(together.size() + 1));
+        for (size_t k = 0; k < together.size(); ++k)
+            EXPECT_EQ(with_3[1 + std::ptrdiff_t(k)], std::vector<int>{together[k]}) << "retry " << k;
+    }
+}
+
+TEST_F(DocumentBatch, DocumentsThatJoinTogetherAreEncodedInOneCall) {
+    std::vector<std::vector<int>> calls;
     DocumentBatchCallbacks on;
-    on.encode = [&](int i) {
-        if (i == 3) throw Error("document 3 is unreadable");
-        return encode(i);
+    on.encode = [&](const std::vector<int>& js) {
+        calls.push_back(js);
+        return encode(js);
     };
-    on.finished = [&](int i, GenerationResult, const EncodedRow&) { finished.insert(i); };
-    on.failed = [&](int i, const std::string& why) { failed[i] = why; };
+    std::map<int, std::vector<int64_t>> out;
+    on.finished = [&](int i, GenerationResult r, const EncodedRow&) { out[i] = r.sequences[0]; };
     generate_documents(*model, *be, jobs(), {.batch_size = 3}, on, {});
-    EXPECT_EQ(finished, (std::set<int>{0, 1, 2, 4, 5, 6}));
-    ASSERT_EQ(failed.size(), 1u);
-    EXPECT_EQ(failed.at(3), "document 3 is unreadable");
+    ASSERT_FALSE(calls.empty());
+    EXPECT_EQ(calls[0].size(), 3u) << "the first three documents start together";
+    size_t encoded = 0;
+    for (const auto& c : calls) encoded += c.size();
+    EXPECT_EQ(encoded, docs.size()) << "each document encoded once";
+    ASSERT_EQ(out.size(), docs.size());
+    for (size_t i = 0; i < docs.size(); ++i)
+        EXPECT_EQ(out[int(i)], generate_alone(*model, *be, att, docs[i]).ids) << "document " << i;
 }
 
 TEST_F(DocumentBatch, RunningOutOfMemoryHalvesTheBatchSaysSoOnceAndLosesNothing) {
@@ -135,13 +175,15 @@ TEST_F(DocumentBatch, RunningOutOfMemoryHalvesTheBatchSaysSoOnceAndLosesNothing)
     int encodes = 0, out_of_memory = 0;
     std::vector<std::string> notices;
     DocumentBatchCallbacks on;
-    on.encode = [&](int i) {
-        // The fourth document to join finds no memory, twice: the batch of 4 halves to 2, then 1.
-        if (++encodes == 4 || encodes == 7) {
-            ++out_of_memory;
-            throw OutOfMemory("no memory for the test");
-        }
-        return encode(i);
+    on.encode = [&](const std::vector<int>& js) {
+        // The fourth document to be encoded finds no memory, and the seventh: the batch of 4
+        // halves to 2, then 1.
+        for (size_t k = 0; k < js.size(); ++k)
+            if (++encodes == 4 || encodes == 7) {
+                ++out_of_memory;
+                throw OutOfMemory("no memory for the test");
+            }
+        return encode(js);
     };
     on.finished = [&](int i, GenerationResult r, const EncodedRow&) {
         EXPECT_EQ(out.count(i), 0u) << "document " << i << " stored twice";
@@ -164,9 +206,9 @@ TEST_F(DocumentBatch, RunningOutOfMemoryHalvesTheBatchSaysSoOnceAndLosesNothing)
 TEST_F(DocumentBatch, OneDocumentThatDoesNotFitAloneFailsAndTheRestGoOn) {
     std::set<int> finished, failed;
     DocumentBatchCallbacks on;
-    on.encode = [&](int i) {
-        if (i == 6) throw OutOfMemory("document 6 needs more than there is");
-        return encode(i);
+    on.encode = [&](const std::vector<int>& js) {
+        if (std::count(js.begin(), js.end(), 6)) throw OutOfMemory("document 6 needs more than there is");
+        return encode(js);
     };
     on.finished = [&](int i, GenerationResult, const EncodedRow&) { finished.insert(i); };
     on.failed = [&](int i, const std::string&) { failed.insert(i); };
@@ -180,7 +222,7 @@ TEST_F(DocumentBatch, OneDocumentThatDoesNotFitAloneFailsAndTheRestGoOn) {
 TEST_F(DocumentBatch, CancellingHandsOverWhatFinishedAndNothingTwice) {
     std::vector<int> finished;
     DocumentBatchCallbacks on;
-    on.encode = [&](int i) { return encode(i); };
+    on.encode = [&](const std::vector<int>& js) { return encode(js); };
     on.finished = [&](int i, GenerationResult, const EncodedRow&) { finished.push_back(i); };
     RunCallbacks cb;
     cb.should_abort = [&] { return finished.size() >= 2; };
@@ -198,7 +240,7 @@ TEST_F(DocumentBatch, CancellingHandsOverWhatFinishedAndNothingTwice) {
 TEST_F(DocumentBatch, KeepsEachDocumentsEncoderOutputWhenAsked) {
     std::map<int, int64_t> rows;
     DocumentBatchCallbacks on;
-    on.encode = [&](int i) { return encode(i); };
+    on.encode = [&](const std::vector<int>& js) { return encode(js); };
     on.finished = [&](int i, GenerationResult, const EncodedRow& e) { rows[i] = e.memory_rows(); };
     generate_documents(*model, *be, jobs(), {.batch_size = 2, .keep_encoded = true}, on, {});
     ASSERT_EQ(rows.size(), docs.size());

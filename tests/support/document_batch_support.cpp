@@ -57,8 +57,13 @@ std::map<int, BatchOutcome> generate_together(const Model& model, Backend& be, c
     for (const BatchDoc& d : docs) jobs.push_back({int(d.ids.size()), d.config});
     std::map<int, BatchOutcome> out;
     DocumentBatchCallbacks on;
-    on.encode = [&](int i) {
-        return std::move(run_encoder(model, be, {docs[size_t(i)].ids}, {docs[size_t(i)].mask}, att, {}).rows[0]);
+    on.encode = [&](const std::vector<int>& joining) {
+        std::vector<std::vector<int64_t>> ids, masks;
+        for (int i : joining) {
+            ids.push_back(docs[size_t(i)].ids);
+            masks.push_back(docs[size_t(i)].mask);
+        }
+        return std::move(run_encoder(model, be, ids, masks, att, {}).rows);
     };
     on.finished = [&](int i, GenerationResult r, const EncodedRow&) {
         EXPECT_EQ(out.count(i), 0u) << "document " << i << " finished twice";
