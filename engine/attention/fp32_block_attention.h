@@ -27,8 +27,9 @@ namespace precis::attn_detail {
 bool fp32_block_attention_serves(int head_dim);
 
 // block_attention's contract: out[r] = softmax(scale * q[r].K^T + mask) V over the concatenated
-// segments, for at least one query row and one key (block_attention sees to both); weights, if not null, gets the softmax (nq x keys), the
-// weights these very outputs were weighed with (so a capture changes no output bit).
+// segments, for at least one query row and one key (block_attention sees to both); weights,
+// if not null, gets the softmax (nq x keys), the weights these very outputs were weighed with
+// (so a capture changes no output bit).
 void fp32_block_attention(const float* q, int ldq, int nq, const KeySegment* segs, int nsegs, int head_dim,
                           float scale, float* out, int ldo, BlockScratch& scratch,
                           std::vector<float>* weights = nullptr);

@@ -221,39 +221,48 @@ private:
             const std::vector<int> joining = take_joining(waiting, dec.free_rows(), held, limits);
             if (joining.empty()) return;
             std::vector<std::pair<int, EncodedRow>> encoded = encode_joining(joining, waiting);
-            for (size_t i = 0; i < encoded.size(); ++i) {
-                const int job = encoded[i].first;
-                const DocumentJob& j = jobs_[size_t(job)];
-                StepDocument d;
-                d.job = job;
-                d.beams = j.config.num_beams;
-                d.cfg = &j.config;
-                d.max_length = effective_max_length(j.config);
-                d.bytes = joining_bytes(j);
-                try {
-                    d.item = dec.join(encoded[i].second, d.beams);
-                } catch (const Cancelled&) {
-                    give_back(encoded, i, waiting);
-                    throw;
-                } catch (const OutOfMemory&) {
-                    give_back(encoded, i, waiting);
-                    throw;
-                } catch (const std::bad_alloc&) {
-                    give_back(encoded, i, waiting);
-                    throw;
-                } catch (const Error& e) {
-                    if (on_.failed) on_.failed(job, e.what());
-                    continue;
+            size_t i = 0;
+            try {
+                for (; i < encoded.size(); ++i) {
+                    const int job = encoded[i].first;
+                    const DocumentJob& j = jobs_[size_t(job)];
+                    StepDocument d;
+                    d.job = job;
+                    d.beams = j.config.num_beams;
+                    d.cfg = &j.config;
+                    d.max_length = effective_max_length(j.config);
+                    d.bytes = joining_bytes(j);
+                    if (!or_fail_alone(job, [&] { d.item = dec.join(encoded[i].second, d.beams); })) continue;
+                    if (greedy(d)) {
+                        d.sequence = {j.config.decoder_start_token_id};
+                    } else {
+                        d.book = std::make_unique<BeamBook>(1, j.config, d.max_length);
+                    }
+                    if (options_.keep_encoded) d.encoded = std::move(encoded[i].second);
+                    held += d.bytes;
+                    docs_.push_back(std::move(d));
                 }
-                if (greedy(d)) {
-                    d.sequence = {j.config.decoder_start_token_id};
-                } else {
-                    d.book = std::make_unique<BeamBook>(1, j.config, d.max_length);
-                }
-                if (options_.keep_encoded) d.encoded = std::move(encoded[i].second);
-                held += d.bytes;
-                docs_.push_back(std::move(d));
+            } catch (...) {  // Cancelled or out of memory: those not yet joined wait again, in order
+                for (size_t k = encoded.size(); k-- > i;) waiting.push_front(encoded[k].first);
+                throw;
             }
+        }
+    }
+
+    // Runs `work` for `job`; a precis::Error fails that document alone (and false is
+    // returned), while Cancelled and OutOfMemory, which stop the step loop, go on up.
+    template <class Work>
+    bool or_fail_alone(int job, Work&& work) {
+        try {
+            work();
+            return true;
+        } catch (const Cancelled&) {
+            throw;
+        } catch (const OutOfMemory&) {
+            throw;
+        } catch (const Error& e) {
+            if (on_.failed) on_.failed(job, e.what());
+            return false;
         }
     }
 
@@ -278,13 +287,11 @@ private:
             if (limits.memory_bytes && !first && held + bytes > limits.memory_bytes) break;
             if (!joining.empty() && tokens + j.input_tokens > kEncoderSharedRows) break;
             waiting.pop_front();
-            try {
+            const bool runs = or_fail_alone(job, [&] {
                 check(j.config.num_beams >= 1, "generation: num_beams must be at least 1");
                 check(effective_max_length(j.config) >= 2, "generation: max_length must leave room for one token");
-            } catch (const Error& e) {
-                if (on_.failed) on_.failed(job, e.what());
-                continue;
-            }
+            });
+            if (!runs) continue;
             joining.push_back(job);
             tokens += j.input_tokens;
             free_rows -= j.config.num_beams;
@@ -310,6 +317,12 @@ private:
         };
         try {
             cb_.check_abort();
+            // One document: its error is its own. Several: an error names none of them, so
+            // each is encoded again alone.
+            if (joining.size() == 1) {
+                or_fail_alone(joining[0], [&] { run(joining); });
+                return encoded;
+            }
             try {
                 run(joining);
                 return encoded;
@@ -317,37 +330,18 @@ private:
                 throw;
             } catch (const OutOfMemory&) {
                 throw;
-            } catch (const Error& e) {
-                if (joining.size() == 1) {
-                    if (on_.failed) on_.failed(joining[0], e.what());
-                    return encoded;
-                }
+            } catch (const Error&) {
             }
             for (const int job : joining) {
-                try {
-                    cb_.check_abort();
-                    run({job});
-                } catch (const Cancelled&) {
-                    throw;
-                } catch (const OutOfMemory&) {
-                    throw;
-                } catch (const Error& e) {
-                    if (on_.failed) on_.failed(job, e.what());
+                cb_.check_abort();
+                if (!or_fail_alone(job, [&] { run({job}); }))
                     undecided.erase(std::find(undecided.begin(), undecided.end(), job));
-                }
             }
             return encoded;
         } catch (...) {  // Cancelled, OutOfMemory, bad_alloc
             for (auto it = undecided.rbegin(); it != undecided.rend(); ++it) waiting.push_front(*it);
             throw;
         }
-    }
-
-    // Documents encoded but not yet joined ([from, end) of `encoded`) go back to the front of
-    // `waiting`, in order.
-    static void give_back(const std::vector<std::pair<int, EncodedRow>>& encoded, size_t from,
-                          std::deque<int>& waiting) {
-        for (size_t i = encoded.size(); i-- > from;) waiting.push_front(encoded[i].first);
     }
 
     const Model& model_;

@@ -132,9 +132,9 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
     EncoderSelfAttention self_attention(attention, cfg.encoder_heads, cfg.encoder_head_dim(), products);
     EncoderOutput result;
     result.rows.resize(ids.size());
+    std::vector<int64_t> offset(plans.size());  // where input r's rows start in its group's
     for (const InputGroup& group : group_inputs(plans, be, w.encoder_layers[0], D, F)) {
-        const int64_t S = group.rows;  // all the group's rows; input r's start at offset[r]
-        std::vector<int64_t> offset(plans.size());
+        const int64_t S = group.rows;  // all the group's rows
         for (size_t r = group.first, at = 0; r < group.end; at += size_t(plans[r].global + plans[r].padded), ++r)
             offset[r] = int64_t(at);
         {  // the group's activations (x, q, kept layer states, and k, v, ctx or the FFN's hidden

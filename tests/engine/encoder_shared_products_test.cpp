@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "engine/backend/backend.h"
+#include "engine/backend/forwarding_backend.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 #include "tests/support/compute_type_label.h"
@@ -19,47 +19,26 @@ namespace precis::test {
 namespace {
 
 // The CPU backend, recording the most rows any product was given.
-class RowCountingBackend final : public Backend {
+class RowCountingBackend final : public ForwardingBackend {
 public:
-    std::string name() const override { return cpu_->name(); }
+    RowCountingBackend() : ForwardingBackend(make_cpu_backend()) {}
     void linear(const float* x, int64_t rows, int64_t in, const float* w, const float* b, int64_t out,
                 float* y) override {
         most_rows = std::max(most_rows, rows);
-        cpu_->linear(x, rows, in, w, b, out, y);
+        ForwardingBackend::linear(x, rows, in, w, b, out, y);
     }
     void linear(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                 float* y) override {
         most_rows = std::max(most_rows, rows);
-        cpu_->linear(x, rows, in, w, b, out, y);
+        ForwardingBackend::linear(x, rows, in, w, b, out, y);
     }
     void linear_gelu(const float* x, int64_t rows, int64_t in, const WeightRef& w, const float* b, int64_t out,
                      float* y) override {
         most_rows = std::max(most_rows, rows);
-        cpu_->linear_gelu(x, rows, in, w, b, out, y);
+        ForwardingBackend::linear_gelu(x, rows, in, w, b, out, y);
     }
-    bool row_exact_linear(int64_t rows, int64_t in, int64_t out, WeightFormat format) const override {
-        return cpu_->row_exact_linear(rows, in, out, format);
-    }
-    void add_layer_norm(float* x, const float* delta, int64_t rows, int64_t dim, const float* gamma,
-                        const float* beta, float eps) override {
-        cpu_->add_layer_norm(x, delta, rows, dim, gamma, beta, eps);
-    }
-    void gelu(float* x, int64_t n) override { cpu_->gelu(x, n); }
-    void embed(const int64_t* ids, int64_t rows, const float* table, int64_t vocab, int64_t dim, float scale,
-               const float* positions, int64_t pos0, float* out) override {
-        cpu_->embed(ids, rows, table, vocab, dim, scale, positions, pos0, out);
-    }
-    void embed(const int64_t* ids, int64_t rows, const WeightRef& table, int64_t vocab, int64_t dim, float scale,
-               const float* positions, int64_t pos0, float* out) override {
-        cpu_->embed(ids, rows, table, vocab, dim, scale, positions, pos0, out);
-    }
-    void add_bias(float* y, const float* bias, int64_t rows, int64_t n) override { cpu_->add_bias(y, bias, rows, n); }
-    void release_scratch() override { cpu_->release_scratch(); }
 
     int64_t most_rows = 0;
-
-private:
-    std::unique_ptr<Backend> cpu_ = make_cpu_backend();
 };
 
 bool same_bits(const Tensor& a, const Tensor& b) {
