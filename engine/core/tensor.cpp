@@ -7,6 +7,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "engine/core/populate.h"
+
 namespace precis {
 
 int64_t shape_numel(const Shape& s) {
@@ -39,14 +41,16 @@ Tensor Tensor::empty(DType dtype, Shape shape) { return allocate(dtype, std::mov
 
 // The encoder's activations (12.6 MB each for 4k tokens of bart-base) and the decoder's
 // cross-attention keys and values are written whole as soon as they exist: on huge pages
-// their first touch takes a few dozen page faults instead of thousands. On the 2-core VM
-// we measure on, where a fault costs about 10 us, the first encoder layer's four 768 x 768
-// products went from 0.17 s to 0.06 s. Buffers only partly written (the decoder's
-// self-attention cache, sized for the longest output) stay on 4 KB pages: there a huge page
-// would make 2 MB resident for every few rows touched.
-Tensor Tensor::empty_huge_pages(DType dtype, Shape shape) { return allocate(dtype, std::move(shape), true); }
+// their first touch takes a few dozen page faults instead of thousands, and reading them
+// takes one address translation per 2 MB instead of per 4 KB. On the 2-core VM we measure
+// on, where a fault costs about 12 us, the first encoder layer's four 768 x 768 products
+// went from 0.17 s to 0.06 s. What is not on huge pages (a tail, or every page where THP is
+// off) is made resident in one call, 0.65 us a page there. Buffers only partly written
+// (the decoder's self-attention cache, sized for the longest output) stay on 4 KB pages:
+// there a huge page would make 2 MB resident for every few rows touched.
+Tensor Tensor::empty_written_whole(DType dtype, Shape shape) { return allocate(dtype, std::move(shape), true); }
 
-Tensor Tensor::allocate(DType dtype, Shape shape, bool huge_pages) {
+Tensor Tensor::allocate(DType dtype, Shape shape, bool written_whole) {
     for (int64_t d : shape) check(d >= 0, "negative tensor dimension in " + shape_str(shape));
     Tensor t;
     t.dtype_ = dtype;
@@ -59,12 +63,14 @@ Tensor Tensor::allocate(DType dtype, Shape shape, bool huge_pages) {
     // pages it fills are offered: a huge page holding the tail would make up to 2 MB
     // resident that the tensor never uses, while untouched small pages cost nothing.
     constexpr uint64_t kHugePage = uint64_t(2) << 20;
-    const bool huge = huge_pages && bytes >= 4 * kHugePage;
+    const bool huge = written_whole && bytes >= kHugePage;
     const uint64_t alignment = huge ? kHugePage : 64;
     const uint64_t allocated = (std::max<uint64_t>(bytes, 1) + alignment - 1) / alignment * alignment;
     void* p = std::aligned_alloc(alignment, allocated);
     if (!p) throw Error("out of memory allocating a tensor of shape " + shape_str(t.shape_));
     if (huge) madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // a no-op where THP is off
+    // Below 64 KB the memory usually comes from malloc's resident heap: nothing to gain.
+    if (written_whole && bytes >= (uint64_t(64) << 10)) populate_for_writing(p, bytes);
     t.owner_ = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
     t.data_ = p;
     return t;

@@ -25,10 +25,12 @@ public:
     Tensor() = default;
 
     static Tensor empty(DType dtype, Shape shape);  // uninitialized
-    // The same for a large buffer that is written whole right away (activations): from
-    // 8 MB up it starts on a 2 MB boundary and its whole 2 MB pages are offered to
-    // transparent huge pages.
-    static Tensor empty_huge_pages(DType dtype, Shape shape);
+    // The same for a buffer that is written whole right away (activations, cross-attention
+    // keys and values): from 64 KB up its pages are made resident in one call
+    // (engine/core/populate.h) instead of faulting in one by one, and from 2 MB up it
+    // starts on a 2 MB boundary and its whole 2 MB pages are offered to transparent huge
+    // pages.
+    static Tensor empty_written_whole(DType dtype, Shape shape);
     static Tensor zeros(DType dtype, Shape shape);
     // Wraps memory kept alive by `owner` (for example an mmap); no copy.
     static Tensor view(DType dtype, Shape shape, const void* data, std::shared_ptr<const void> owner);
@@ -60,7 +62,7 @@ public:
     std::vector<int64_t> to_int_vector() const;
 
 private:
-    static Tensor allocate(DType dtype, Shape shape, bool huge_pages);
+    static Tensor allocate(DType dtype, Shape shape, bool written_whole);
 
     DType dtype_ = DType::F32;
     Shape shape_;

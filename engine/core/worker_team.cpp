@@ -117,6 +117,7 @@ void worker_team_detail::run_shared(int threads, WorkerTeam::Call call, void* co
         return;
     }
     static int serial_jobs = 0;  // left to run on the caller alone after workers fell behind
+    static SerialBackoff backoff;
     if (serial_jobs > 0) {
         --serial_jobs;
         return on_this_thread();
@@ -125,7 +126,7 @@ void worker_team_detail::run_shared(int threads, WorkerTeam::Call call, void* co
         delete team;
         team = new WorkerTeam(threads);
     }
-    if (!team->run(call, context)) serial_jobs = WorkerTeam::kSerialJobsAfterLate;
+    serial_jobs = backoff.after(!team->run(call, context));
 }
 
 }  // namespace precis

@@ -114,7 +114,9 @@ private:
         const int64_t V = model_.config().vocab_size;
         const int capacity = limits.max_documents * most_beams(jobs_);
         DecoderState dec(model_, be_, capacity, max_length);
-        std::vector<float> logits(size_t(capacity) * size_t(V));
+        // Written by every step's vocabulary product: resident at once (engine/core/populate.h).
+        Tensor logits_buffer = Tensor::empty_written_whole(DType::F32, {capacity, V});
+        float* logits = logits_buffer.data<float>();
         std::vector<std::vector<float>> scratch;  // a log-probability row per thread
         std::vector<int64_t> tokens;
         std::vector<int> parents;
@@ -132,8 +134,8 @@ private:
                     tokens.insert(tokens.end(), d.book->last_tokens().begin(), d.book->last_tokens().end());
             }
             dec.forward(tokens.data(), 1);
-            dec.logits(logits.data());
-            score_step(logits.data(), V, scratch);
+            dec.logits(logits);
+            score_step(logits, V, scratch);
             parents.resize(size_t(dec.rows()));
             bool reorder = false;
             int row = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <tuple>
 
 #include "engine/backend/backend.h"
@@ -120,35 +121,58 @@ size_t CrossMemory::bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType 
     return 0;
 }
 
-CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
-                                 int64_t hd, ComputeType compute, Tensor& part) {
+std::vector<CrossMemory> project_cross_memories(Backend& be, const std::vector<const AttentionWeights*>& layers,
+                                                const float* memory, int64_t S, int64_t heads, int64_t hd,
+                                                ComputeType compute, Tensor& part) {
     const int64_t D = heads * hd;
-    CrossMemory m;
-    m.S = S, m.heads = heads, m.hd = hd;
     const bool int8 = compute == ComputeType::Int8, fp32 = compute == ComputeType::Fp32;
     const DType stored = int8 ? DType::I8 : fp32 ? DType::F32 : DType::F16;
-    m.k = Tensor::empty_huge_pages(stored, {heads, S, hd});
-    m.v = Tensor::empty_huge_pages(stored, {heads, S, hd});
-    if (int8) {
-        m.k_scales = Tensor::empty(DType::F32, {heads, S});
-        m.v_scales = Tensor::empty(DType::F32, {heads, S});
+    // Each layer's keys, values (and int8 scales) in turn, every piece on a cache line.
+    const auto line = [](size_t bytes) { return (bytes + 63) / 64 * 64; };
+    const size_t kv_bytes = line(size_t(heads * S * hd) * dtype_size(stored));
+    const size_t scale_bytes = int8 ? line(size_t(heads * S) * sizeof(float)) : 0;
+    const size_t layer_bytes = 2 * (kv_bytes + scale_bytes);
+    const auto buffer = std::make_shared<Tensor>(
+        Tensor::empty_written_whole(DType::U8, {int64_t(layer_bytes * layers.size())}));
+    std::vector<CrossMemory> out;
+    out.reserve(layers.size());
+    for (size_t l = 0; l < layers.size(); ++l) {
+        uint8_t* base = buffer->data<uint8_t>() + l * layer_bytes;
+        CrossMemory m;
+        m.S = S, m.heads = heads, m.hd = hd;
+        m.k = Tensor::view(stored, {heads, S, hd}, base, buffer);
+        m.v = Tensor::view(stored, {heads, S, hd}, base + kv_bytes, buffer);
+        if (int8) {
+            m.k_scales = Tensor::view(DType::F32, {heads, S}, base + 2 * kv_bytes, buffer);
+            m.v_scales = Tensor::view(DType::F32, {heads, S}, base + 2 * kv_bytes + scale_bytes, buffer);
+        }
+        out.push_back(std::move(m));
     }
     const int64_t parts = (S + kPartRows - 1) / kPartRows, part_rows = (S + parts - 1) / parts;
     if (!part.defined() || part.dim(0) < part_rows || part.dim(1) != D) part = Tensor::empty(DType::F32, {part_rows, D});
-    for (int64_t p = 0; p < parts; ++p) {
-        const int64_t r0 = S * p / parts, rows = S * (p + 1) / parts - r0;
-        for (auto [weights, out, scales] : {std::tuple{&w.k, &m.k, &m.k_scales}, std::tuple{&w.v, &m.v, &m.v_scales}}) {
-            be.linear(memory + r0 * D, rows, D, weights->ref(), weights->b(), D, part.data<float>());
-            if (int8)
-                store_rows_as_int8(part.data<float>(), rows, r0, S, heads, hd, out->data<int8_t>(),
-                                   scales->data<float>());
-            else if (fp32)
-                store_rows_as_floats(part.data<float>(), rows, r0, S, heads, hd, out->data<float>());
-            else
-                store_rows_as_halves(part.data<float>(), rows, r0, S, heads, hd, out->data<uint16_t>());
+    for (size_t l = 0; l < layers.size(); ++l) {
+        const AttentionWeights& w = *layers[l];
+        CrossMemory& m = out[l];
+        for (int64_t p = 0; p < parts; ++p) {
+            const int64_t r0 = S * p / parts, rows = S * (p + 1) / parts - r0;
+            for (auto [weights, to, scales] : {std::tuple{&w.k, &m.k, &m.k_scales}, std::tuple{&w.v, &m.v, &m.v_scales}}) {
+                be.linear(memory + r0 * D, rows, D, weights->ref(), weights->b(), D, part.data<float>());
+                if (int8)
+                    store_rows_as_int8(part.data<float>(), rows, r0, S, heads, hd, to->data<int8_t>(),
+                                       scales->data<float>());
+                else if (fp32)
+                    store_rows_as_floats(part.data<float>(), rows, r0, S, heads, hd, to->data<float>());
+                else
+                    store_rows_as_halves(part.data<float>(), rows, r0, S, heads, hd, to->data<uint16_t>());
+            }
         }
     }
-    return m;
+    return out;
+}
+
+CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
+                                 int64_t hd, ComputeType compute, Tensor& part) {
+    return std::move(project_cross_memories(be, {&w}, memory, S, heads, hd, compute, part).front());
 }
 
 }  // namespace precis

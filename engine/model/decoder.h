@@ -72,6 +72,7 @@ private:
         bool present = false;
     };
     void allocate(int capacity_rows, int max_new);
+    void populate_cache_rows(int new_len);  // the positions the next forward() writes
     void lay_out();  // active_, row_item_ and groups_ from the items present, in join order
 
     const Model& model_;
@@ -80,6 +81,7 @@ private:
     int64_t D_, F_, heads_, hd_;
     std::vector<Tensor> self_k_, self_v_;  // per layer [capacity, max_length, D]
     std::vector<int> length_;              // per cache row
+    std::vector<int> populated_;           // per cache row: positions made resident so far
     std::vector<Item> items_;
     std::vector<int> order_;               // present items in join order
     std::vector<int> free_;                // cache rows no item holds

@@ -72,11 +72,11 @@ std::pair<Tensor, Tensor> layer_buffers(int64_t S, int64_t D, int64_t F) {
         return std::max(3 * rows * D, std::min(rows, kEncoderSharedRows) * F);
     };
     if (kept.scopes == 0 || S > kEncoderSharedRows)
-        return {Tensor::empty_huge_pages(DType::F32, {S, D}), Tensor::empty_huge_pages(DType::F32, {kv_ctx_floats(S)})};
+        return {Tensor::empty_written_whole(DType::F32, {S, D}), Tensor::empty_written_whole(DType::F32, {kv_ctx_floats(S)})};
     const int64_t most = kEncoderSharedRows;
     if (!kept.q.defined() || kept.q.numel() < most * D || kept.kv_ctx.numel() < kv_ctx_floats(most)) {
-        kept.q = Tensor::empty_huge_pages(DType::F32, {most * D});
-        kept.kv_ctx = Tensor::empty_huge_pages(DType::F32, {kv_ctx_floats(most)});
+        kept.q = Tensor::empty_written_whole(DType::F32, {most * D});
+        kept.kv_ctx = Tensor::empty_written_whole(DType::F32, {kv_ctx_floats(most)});
     }
     return {kept.q, kept.kv_ctx};
 }
@@ -148,7 +148,7 @@ EncoderOutput run_encoder_on_cpu(const Model& model, Backend& be, const std::vec
             require_memory(checked_mul(row, copies, what) + std::max(checked_mul(row, 3, what), hidden) + bf16_kv,
                            what);
         }
-        const auto x = std::make_shared<Tensor>(Tensor::empty_huge_pages(DType::F32, {S, D}));
+        const auto x = std::make_shared<Tensor>(Tensor::empty_written_whole(DType::F32, {S, D}));
         float* xp = x->data<float>();
         const float scale = cfg.scale_embedding ? std::sqrt(float(D)) : 1.f;
         for (size_t r = group.first; r < group.end; ++r) {

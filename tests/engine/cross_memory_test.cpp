@@ -1,15 +1,20 @@
 // The decoder's cross-attention keys and values in their compact layouts: int8 rows keep
 // every value within half a step of the row's own scale, a row that is not finite is
 // passed on as NaN (as float32 would be), and each compute type stores what it promises,
-// head by head, at the bytes it promises.
+// head by head, at the bytes it promises, every layer of a document in one run of memory.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "engine/backend/backend.h"
 #include "engine/core/dtype.h"
 #include "engine/model/attend.h"
+#include "engine/model/bart_weights.h"
 #include "engine/model/cross_memory.h"
 #include "engine/model/model.h"
 #include "tests/support/compute_type_label.h"
@@ -115,6 +120,48 @@ TEST_P(CrossMemoryLayout, HoldsTheProjectionHeadByHeadInThePromisedBytes) {
         // add at most 2^-11 (half) or 1/254 of a row's largest (int8).
         const double bound = compute == ComputeType::Fp32 ? 0.0 : compute == ComputeType::Fp16Weights ? 1e-3 : 2e-2;
         EXPECT_LE(normalized_error(got, want), bound) << (keys ? "keys" : "values");
+    }
+}
+
+// A document's layers projected at once hold, layer by layer, exactly what each layer
+// projected alone holds, one layer after another in a single run of memory.
+TEST_P(CrossMemoryLayout, EveryLayerAtOnceHoldsEachLayersOwnProjectionInOneRunOfMemory) {
+    const ComputeType compute = GetParam();
+    auto model = Model::load(fixtures_dir() / "models" / "bart-tiny", {.load_tokenizer = false, .compute_type = compute});
+    const ModelConfig& cfg = model->config();
+    ASSERT_GE(cfg.decoder_layers, 2);
+    const int64_t S = 700, heads = cfg.decoder_heads, hd = cfg.decoder_head_dim(), D = heads * hd;
+    const std::vector<float> memory = gaussian(size_t(S * D), 9);
+    auto backend = make_cpu_backend();
+    std::vector<const AttentionWeights*> layers;
+    for (const DecoderLayerWeights& layer : model->weights().decoder_layers) layers.push_back(&layer.cross_attn);
+    Tensor part;
+    const std::vector<CrossMemory> all =
+        project_cross_memories(*backend, layers, memory.data(), S, heads, hd, compute, part);
+    ASSERT_EQ(all.size(), layers.size());
+    const auto address = [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data<void>()); };
+    for (size_t l = 0; l < layers.size(); ++l) {
+        const CrossMemory alone =
+            project_cross_memory(*backend, *layers[l], memory.data(), S, heads, hd, compute, part);
+        const CrossMemory& m = all[l];
+        EXPECT_EQ(m.bytes(), alone.bytes()) << "layer " << l;
+        std::vector<std::pair<const Tensor*, const Tensor*>> pieces = {{&m.k, &alone.k}, {&m.v, &alone.v}};
+        if (compute == ComputeType::Int8) pieces.insert(pieces.end(), {{&m.k_scales, &alone.k_scales}, {&m.v_scales, &alone.v_scales}});
+        for (auto [got, want] : pieces) {
+            ASSERT_EQ(got->shape(), want->shape());
+            ASSERT_EQ(got->nbytes(), want->nbytes());
+            EXPECT_EQ(std::memcmp(got->data<void>(), want->data<void>(), got->nbytes()), 0) << "layer " << l;
+            EXPECT_EQ(address(*got) % 64, 0u);
+        }
+        // In order, no gaps wider than a cache line's rounding between the pieces.
+        EXPECT_GE(address(m.v), address(m.k) + m.k.nbytes());
+        EXPECT_LT(address(m.v), address(m.k) + m.k.nbytes() + 64);
+        if (l > 0) {
+            const CrossMemory& before = all[l - 1];
+            const Tensor& last = compute == ComputeType::Int8 ? before.v_scales : before.v;
+            EXPECT_GE(address(m.k), address(last) + last.nbytes());
+            EXPECT_LT(address(m.k), address(last) + last.nbytes() + 64);
+        }
     }
 }
 

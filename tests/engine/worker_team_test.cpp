@@ -1,7 +1,7 @@
 // The worker team (engine/core/worker_team.h): every part of every job runs exactly once,
 // always split the same way, each job sees what the previous one wrote, nested and
 // concurrent callers still get their work done, and workers that fall behind send the
-// next jobs to the caller alone.
+// next jobs to the caller alone, for longer each time they fall behind in a row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -111,16 +111,16 @@ TEST(WorkerTeam, RunSaysWhenAWorkerFinishedWellAfterTheCaller) {
         const_cast<std::chrono::microseconds*>(&late)));
 }
 
-TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAlone) {
-    // The late job must itself run on the team. On a busy machine a job before it may be
-    // judged late too and send the next ones to the caller alone: then wait those out
-    // and try again.
+TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAloneLongerEachTimeInARow) {
+    // The late job must itself run on the team, which also says the team job before it was
+    // on time (else the caller would still be running jobs alone). On a busy machine a job
+    // before it may be judged late: then wait those jobs out and try again.
     const auto late = std::chrono::microseconds(20 * WorkerTeam::kLateMicros);
     for (int attempt = 0;; ++attempt) {
         // Every job judged late (another process holding the cores) is the fallback working.
         if (attempt == 20) GTEST_SKIP() << "the machine is too busy: no job got through on the team";
         int until_team = 0;
-        while (threads_running_a_shared_job(2) != 2) ASSERT_LE(++until_team, WorkerTeam::kSerialJobsAfterLate + 1);
+        while (threads_running_a_shared_job(2) != 2) ASSERT_LE(++until_team, SerialBackoff::kMostJobs + 1);
         if (threads_running_a_shared_job(2, late) == 2) break;
     }
 
@@ -128,9 +128,25 @@ TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAlone) {
     int nested_parts = 0;
     run_on_team(2, [&](int, int) { nested_parts += threads_running_a_shared_job(2); });
     EXPECT_EQ(nested_parts, 2);
-    for (int job = 1; job < WorkerTeam::kSerialJobsAfterLate; ++job)
-        ASSERT_EQ(threads_running_a_shared_job(2), 1) << job;
-    EXPECT_EQ(threads_running_a_shared_job(2), 2);  // then the team is tried again
+    for (int job = 1; job < SerialBackoff::kFewestJobs; ++job) ASSERT_EQ(threads_running_a_shared_job(2), 1) << job;
+
+    // Then the team is tried again; late again, twice as many jobs run on the caller alone.
+    ASSERT_EQ(threads_running_a_shared_job(2, late), 2);
+    for (int job = 0; job < 2 * SerialBackoff::kFewestJobs; ++job) ASSERT_EQ(threads_running_a_shared_job(2), 1) << job;
+    EXPECT_EQ(threads_running_a_shared_job(2), 2);
+}
+
+TEST(SerialBackoff, DoublesTheCallersJobsWithEachLateJobInARowUpToTheMostAndStartsOverAfterAnOnTimeOne) {
+    SerialBackoff backoff;
+    EXPECT_EQ(backoff.after(false), 0);
+    EXPECT_EQ(backoff.after(true), SerialBackoff::kFewestJobs);
+    EXPECT_EQ(backoff.after(true), 2 * SerialBackoff::kFewestJobs);
+    EXPECT_EQ(backoff.after(true), 4 * SerialBackoff::kFewestJobs);
+    EXPECT_EQ(backoff.after(false), 0);
+    EXPECT_EQ(backoff.after(true), SerialBackoff::kFewestJobs);  // an on-time job starts over
+    int jobs = 0;
+    for (int late = 0; late < 20; ++late) jobs = backoff.after(true);
+    EXPECT_EQ(jobs, SerialBackoff::kMostJobs);  // a core kept busy: the longest wait, no longer
 }
 
 }  // namespace

@@ -1,0 +1,20 @@
+#pragma once
+// Page tables filled ahead of writing: a buffer about to be written whole (the encoder's
+// activations, a document's cross-attention keys and values, a decoder cache row) gets its
+// memory from the kernel in one call instead of one page fault per 4 KB page.
+//
+// Where a fault is expensive the difference is large: on the 2-core VM we measure on, a
+// first write to a fresh page cost 12.6 us and MADV_POPULATE_WRITE 0.65 us a page (512 MB,
+// 4 KB pages; transparent huge pages are rarely granted there). The 32-document beam-4
+// batch touches ~1.1 GB of such memory: 280k faults.
+#include <cstddef>
+
+namespace precis {
+
+// Makes the whole pages inside [data, data + bytes) resident and writable, keeping what
+// they hold (fresh anonymous memory reads as zeros either way). Says whether the kernel did
+// it: false before Linux 5.14, or for memory it cannot populate; the pages then fault in
+// on first write as usual. Bytes past the last whole page are left to fault.
+bool populate_for_writing(void* data, size_t bytes);
+
+}  // namespace precis
