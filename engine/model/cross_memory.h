@@ -41,8 +41,8 @@ struct CrossMemory {
 // a step for 32 bart-base documents of 128-1,024 tokens), so a document's are one run of
 // memory that starts on a 2 MB boundary and is offered to huge pages whole
 // (Tensor::empty_written_whole): on 4 KB pages every 4 KB read took its own address
-// translation, and the 32-document beam-4 batch's cross-attention took 7-13 s on the 2-core
-// VM we measure on, against 2.7-2.9 s on huge pages (one buffer per layer, 2 MB rounded).
+// translation, and the 32-document beam-4 batch's cross-attention took 3-13 s on the 2-core
+// VM we measure on (varying run to run), against 2.6-2.75 s on huge pages.
 // The projection is made in parts of at most 512 rows on their way to the head-major
 // layout, so it never exists whole in [S, D]; `part` is that part's buffer, reused between
 // calls.
