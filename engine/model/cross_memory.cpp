@@ -170,9 +170,4 @@ std::vector<CrossMemory> project_cross_memories(Backend& be, const std::vector<c
     return out;
 }
 
-CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
-                                 int64_t hd, ComputeType compute, Tensor& part) {
-    return std::move(project_cross_memories(be, {&w}, memory, S, heads, hd, compute, part).front());
-}
-
 }  // namespace precis

@@ -49,9 +49,6 @@ struct CrossMemory {
 std::vector<CrossMemory> project_cross_memories(Backend& be, const std::vector<const AttentionWeights*>& layers,
                                                 const float* memory, int64_t S, int64_t heads, int64_t hd,
                                                 ComputeType compute, Tensor& part);
-// The same for one layer.
-CrossMemory project_cross_memory(Backend& be, const AttentionWeights& w, const float* memory, int64_t S, int64_t heads,
-                                 int64_t hd, ComputeType compute, Tensor& part);
 
 // Rows [row0, row0 + rows) of a [S, heads * hd] float matrix into the same rows of a
 // [heads, S, hd] layout: as they are, rounded to half, or to int8 with scales [heads, S].

@@ -76,7 +76,15 @@ TEST(CrossMemoryInt8, ARowThatIsNotFiniteIsPassedOnAsNaN) {
     for (float o : out) EXPECT_TRUE(std::isnan(o));
 }
 
-class CrossMemoryLayout : public ::testing::TestWithParam<ComputeType> {};
+class CrossMemoryLayout : public ::testing::TestWithParam<ComputeType> {
+protected:
+    // One layer's keys and values of memory [S, heads * hd].
+    static CrossMemory project_one_layer(Backend& be, const AttentionWeights& w, const std::vector<float>& memory,
+                                         int64_t S, int64_t heads, int64_t hd, ComputeType compute) {
+        Tensor part;
+        return std::move(project_cross_memories(be, {&w}, memory.data(), S, heads, hd, compute, part).front());
+    }
+};
 
 // The stored keys/values, widened back, against the float32 projection of the same
 // weights: exact for fp32, within half precision's and int8's rounding for the others.
@@ -88,11 +96,10 @@ TEST_P(CrossMemoryLayout, HoldsTheProjectionHeadByHeadInThePromisedBytes) {
     const int64_t S = 600, heads = cfg.decoder_heads, hd = cfg.decoder_head_dim(), D = heads * hd;
     const std::vector<float> memory = gaussian(size_t(S * D), 8);
     auto backend = make_cpu_backend();
-    Tensor part;
-    const CrossMemory m = project_cross_memory(*backend, model->weights().decoder_layers[0].cross_attn, memory.data(), S,
-                                               heads, hd, compute, part);
-    const CrossMemory ref = project_cross_memory(*backend, f32->weights().decoder_layers[0].cross_attn, memory.data(), S,
-                                                 heads, hd, ComputeType::Fp32, part);
+    const CrossMemory m =
+        project_one_layer(*backend, model->weights().decoder_layers[0].cross_attn, memory, S, heads, hd, compute);
+    const CrossMemory ref =
+        project_one_layer(*backend, f32->weights().decoder_layers[0].cross_attn, memory, S, heads, hd, ComputeType::Fp32);
     const size_t floats = size_t(2 * S * D) * sizeof(float);
     switch (compute) {
         case ComputeType::Fp32: EXPECT_EQ(m.bytes(), floats); break;
@@ -141,8 +148,7 @@ TEST_P(CrossMemoryLayout, EveryLayerAtOnceHoldsEachLayersOwnProjectionInOneRunOf
     ASSERT_EQ(all.size(), layers.size());
     const auto address = [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data<void>()); };
     for (size_t l = 0; l < layers.size(); ++l) {
-        const CrossMemory alone =
-            project_cross_memory(*backend, *layers[l], memory.data(), S, heads, hd, compute, part);
+        const CrossMemory alone = project_one_layer(*backend, *layers[l], memory, S, heads, hd, compute);
         const CrossMemory& m = all[l];
         EXPECT_EQ(m.bytes(), alone.bytes()) << "layer " << l;
         std::vector<std::pair<const Tensor*, const Tensor*>> pieces = {{&m.k, &alone.k}, {&m.v, &alone.v}};
