@@ -5,6 +5,8 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
+  # lld links the test executables faster than GNU ld (CMakeLists.txt uses it when present).
+  lld
   qt6-base-dev qt6-svg-dev libpoppler-qt6-dev
   libsqlite3-dev libicu-dev libsentencepiece-dev sentencepiece libopenblas-dev libpcre2-dev libdnnl-dev
   # oneDNN's CMake package looks for OpenCL; libdnnl-dev only recommends it, and

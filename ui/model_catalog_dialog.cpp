@@ -25,6 +25,7 @@
 namespace precis::ui {
 
 using namespace precis::models;
+using models::ModelInfo;  // an installed model of the store, not the worker's ModelInfo (worker_types.h)
 namespace fs = std::filesystem;
 
 namespace {

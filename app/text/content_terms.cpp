@@ -1,5 +1,7 @@
 #include "app/text/content_terms.h"
 
+#include "app/text/icu_text.h"
+
 #include <unicode/brkiter.h>
 #include <unicode/locid.h>
 #include <unicode/ubrk.h>
@@ -7,7 +9,6 @@
 #include <unicode/utext.h>
 
 #include <memory>
-#include <stdexcept>
 #include <unordered_map>
 
 #include "app/text/porter_stemmer.h"
@@ -16,12 +17,6 @@
 namespace precis::text {
 
 namespace {
-
-constexpr char16_t kSoftHyphen = 0x00AD;
-
-void check(UErrorCode status, const char* what) {
-    if (U_FAILURE(status)) throw std::runtime_error(std::string("ICU could not ") + what + ": " + u_errorName(status));
-}
 
 struct UTextCloser {
     void operator()(UText* t) const { utext_close(t); }
@@ -33,12 +28,12 @@ void for_each_word(const QString& text, OnWord on_word) {
     if (text.isEmpty()) return;
     UErrorCode status = U_ZERO_ERROR;
     std::unique_ptr<icu::BreakIterator> words(icu::BreakIterator::createWordInstance(icu::Locale::getEnglish(), status));
-    check(status, "create a word break iterator");
+    throw_if_icu_failed(status, "create a word break iterator");
     std::unique_ptr<UText, UTextCloser> utext(
         utext_openUChars(nullptr, reinterpret_cast<const UChar*>(text.utf16()), text.size(), &status));
-    check(status, "open the text");
+    throw_if_icu_failed(status, "open the text");
     words->setText(utext.get(), status);
-    check(status, "set the text");
+    throw_if_icu_failed(status, "set the text");
     for (int32_t start = words->first(), end = words->next(); end != icu::BreakIterator::DONE;
          start = end, end = words->next())
         if (words->getRuleStatus() >= UBRK_WORD_NONE_LIMIT) on_word(start, end);

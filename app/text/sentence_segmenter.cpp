@@ -1,5 +1,6 @@
 #include "app/text/sentence_segmenter.h"
 
+#include "app/text/icu_text.h"
 #include "app/text/stop_words.h"
 
 #include <QRegularExpression>
@@ -11,13 +12,11 @@
 
 #include <algorithm>
 #include <memory>
-#include <stdexcept>
 
 namespace precis::text {
 
 namespace {
 
-constexpr char16_t kSoftHyphen = 0x00AD;
 // A line shorter than this share of its block's longest line ended early on purpose.
 constexpr double kShortLineShare = 0.6;
 
@@ -76,12 +75,12 @@ bool runs_on(QStringView line, QStringView next_line) {
     return i >= 0 && !stops.contains(line[i]);
 }
 
-struct Line {
+struct LineSpan {
     qsizetype begin, end;  // [begin, end) without the '\n'
 };
 
-std::vector<Line> split_lines(const QString& text) {
-    std::vector<Line> lines;
+std::vector<LineSpan> split_lines(const QString& text) {
+    std::vector<LineSpan> lines;
     qsizetype start = 0;
     for (qsizetype i = 0; i <= text.size(); ++i)
         if (i == text.size() || text[i] == u'\n') {
@@ -89,10 +88,6 @@ std::vector<Line> split_lines(const QString& text) {
             start = i + 1;
         }
     return lines;
-}
-
-void check(UErrorCode status, const char* what) {
-    if (U_FAILURE(status)) throw std::runtime_error(std::string("ICU could not ") + what + ": " + u_errorName(status));
 }
 
 // Abbreviations after which a sentence does not end, on top of ICU's English list (which
@@ -114,9 +109,9 @@ std::unique_ptr<icu::BreakIterator> make_sentence_iterator() {
     UErrorCode status = U_ZERO_ERROR;
     std::unique_ptr<icu::FilteredBreakIteratorBuilder> builder(
         icu::FilteredBreakIteratorBuilder::createInstance(icu::Locale::getEnglish(), status));
-    check(status, "load the English abbreviations");
+    throw_if_icu_failed(status, "load the English abbreviations");
     for (const char* a : kAbbreviations) builder->suppressBreakAfter(icu::UnicodeString(a, -1, US_INV), status);
-    check(status, "add abbreviations");
+    throw_if_icu_failed(status, "add abbreviations");
     // "No." and "Nos." end a sentence ("No. Perhaps in an hour...") unless a number
     // follows ("No. 5"): that case is joined again after ICU (ends_with_number_sign).
     for (const char* a : kNumberSigns) {
@@ -124,9 +119,9 @@ std::unique_ptr<icu::BreakIterator> make_sentence_iterator() {
         builder->unsuppressBreakAfter(icu::UnicodeString(a, -1, US_INV), unsuppressed);
     }
     icu::BreakIterator* base = icu::BreakIterator::createSentenceInstance(icu::Locale::getEnglish(), status);
-    check(status, "create a sentence break iterator");
+    throw_if_icu_failed(status, "create a sentence break iterator");
     std::unique_ptr<icu::BreakIterator> filtered(builder->wrapIteratorWithFilter(base, status));
-    check(status, "filter the sentence breaks");
+    throw_if_icu_failed(status, "filter the sentence breaks");
     return filtered;
 }
 
@@ -257,7 +252,7 @@ qsizetype dateline_end(QStringView p, qsizetype begin, qsizetype end) {
 
 QString prepare_line_breaks(const QString& text) {
     QString out = text;
-    const std::vector<Line> lines = split_lines(text);
+    const std::vector<LineSpan> lines = split_lines(text);
     size_t block_start = 0;
     while (block_start < lines.size()) {
         // A block: consecutive lines that are not blank.
@@ -270,7 +265,7 @@ QString prepare_line_breaks(const QString& text) {
             ++block_end;
         }
         for (size_t i = block_start; i + 1 < block_end; ++i) {
-            const Line& line = lines[i];
+            const LineSpan& line = lines[i];
             const QStringView this_line = QStringView(text).mid(line.begin, line.end - line.begin);
             const QStringView next_line = QStringView(text).mid(lines[i + 1].begin, lines[i + 1].end - lines[i + 1].begin);
             const bool ends_early = double(this_line.trimmed().size()) < kShortLineShare * double(widest) &&
@@ -305,9 +300,9 @@ SegmentedText segment_sentences(const QString& text) {
     std::unique_ptr<icu::BreakIterator> breaks = make_sentence_iterator();
     std::unique_ptr<UText, decltype(&utext_close)> utext(
         utext_openUChars(nullptr, reinterpret_cast<const UChar*>(p.utf16()), p.size(), &status), &utext_close);
-    check(status, "open the text");
+    throw_if_icu_failed(status, "open the text");
     breaks->setText(utext.get(), status);
-    check(status, "set the text");
+    throw_if_icu_failed(status, "set the text");
 
     int paragraph = 0;
     qsizetype scanned = 0;  // paragraph breaks counted up to here
@@ -316,8 +311,8 @@ SegmentedText segment_sentences(const QString& text) {
             if (p[scanned] == u'\n' && (scanned == 0 || p[scanned - 1] != u'\n')) ++paragraph;
     };
     // The rows of tables and contents pages, in order, to mark the sentences that start in one.
-    std::vector<Line> rows;
-    for (const Line& line : split_lines(text))
+    std::vector<LineSpan> rows;
+    for (const LineSpan& line : split_lines(text))
         if (is_column_row(QStringView(text).mid(line.begin, line.end - line.begin))) rows.push_back(line);
     size_t row = 0;  // sentences come in order: the first row that does not end before this one
     auto starts_in_row = [&](qsizetype begin) {

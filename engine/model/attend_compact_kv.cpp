@@ -22,7 +22,7 @@ namespace precis {
 
 namespace {
 
-constexpr int64_t kBlock = 64;  // keys widened at a time: 64 x hd floats (16 KB at hd 64)
+constexpr int64_t kKeysWidenedAtATime = 64;  // 64 x hd floats: 16 KB at hd 64
 
 // Rows of keys or values as stored, and how to widen them to float.
 struct HalfRows {
@@ -153,15 +153,15 @@ template <class Rows>
 void attend_compact(const AttendArgs& a, const Rows& k, const Rows& v, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
     const bool wide = hd % 8 == 0;
-    const size_t need = size_t(nq * nk + (wide ? kBlock * hd : 0));
+    const size_t need = size_t(nq * nk + (wide ? kKeysWidenedAtATime * hd : 0));
     if (scratch.size() < need) scratch.resize(need);
     float* s = scratch.data();
     float* block = s + nq * nk;
 
     // Scores, a block of keys at a time, every query against the widened block.
     if (wide) {
-        for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
-            const int64_t keys = std::min(kBlock, nk - j0);
+        for (int64_t j0 = 0; j0 < nk; j0 += kKeysWidenedAtATime) {
+            const int64_t keys = std::min(kKeysWidenedAtATime, nk - j0);
             int64_t ld = 0;
             const float* rows = k.view(j0, keys, hd, block, ld);
             for (int64_t i = 0; i < nq; ++i) {
@@ -182,8 +182,8 @@ void attend_compact(const AttendArgs& a, const Rows& k, const Rows& v, std::vect
 
     // Weighted values, the same way round.
     if (wide) {
-        for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
-            const int64_t keys = std::min(kBlock, nk - j0);
+        for (int64_t j0 = 0; j0 < nk; j0 += kKeysWidenedAtATime) {
+            const int64_t keys = std::min(kKeysWidenedAtATime, nk - j0);
             int64_t ld = 0;
             const float* rows = v.view(j0, keys, hd, block, ld);
             for (int64_t i = 0; i < nq; ++i) accumulate_row(s + i * nk + j0, rows, ld, keys, hd, a.out + i * a.ldo);

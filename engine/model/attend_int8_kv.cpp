@@ -38,9 +38,9 @@ namespace precis {
 
 namespace {
 
-constexpr int64_t kBlock = 64;        // keys per block (even: values go in pairs of keys)
-constexpr int64_t kMaxHeadDim = 256;  // bounds the buffer and the scores' int32 sums
-constexpr float kInt16Max = 32767.f;  // queries and weights use the whole int16 range
+constexpr int64_t kKeysPerBlock = 64;  // keys per block (even: values go in pairs of keys)
+constexpr int64_t kMaxHeadDim = 256;   // bounds the buffer and the scores' int32 sums
+constexpr float kInt16Max = 32767.f;   // queries and weights use the whole int16 range
 
 inline __m256i load16(const int16_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 inline __m128i load8x16(const int8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
@@ -112,7 +112,7 @@ void block_scores(const int16_t* q, float scale, const int16_t* block, const flo
 // pairs (key 2p low, 2p + 1 high) for vpmaddwd; returns their scale, 0 when all are zero
 // (nothing to add), NaN when one is not finite (a NaN weight or value row: the output is NaN).
 float round_weight_pairs(const float* w, const float* vscale, int64_t keys, int32_t* pairs) {
-    alignas(32) float u[kBlock] = {};  // zeros past `keys` pair the odd last key with nothing
+    alignas(32) float u[kKeysPerBlock] = {};  // zeros past `keys` pair the odd last key with nothing
     __m256 m = _mm256_setzero_ps(), zero = _mm256_setzero_ps();
     int64_t t = 0;
     for (; t + 8 <= keys; t += 8) {
@@ -189,10 +189,10 @@ bool attend_int8_kv_integer(const AttendArgs& a, std::vector<float>& scratch) {
     }
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();
-    alignas(32) int16_t block[kBlock * kMaxHeadDim];
+    alignas(32) int16_t block[kKeysPerBlock * kMaxHeadDim];
 
-    for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
-        const int64_t keys = std::min(kBlock, nk - j0);
+    for (int64_t j0 = 0; j0 < nk; j0 += kKeysPerBlock) {
+        const int64_t keys = std::min(kKeysPerBlock, nk - j0);
         widen_keys(a.k8, a.ldk, j0, keys, hd, block);
         for (int64_t i = 0; i < nq; ++i)
             block_scores(queries.data() + i * hd, qscale[i] * a.scale, block, a.k8_scales + j0, keys, hd,
@@ -202,9 +202,9 @@ bool attend_int8_kv_integer(const AttendArgs& a, std::vector<float>& scratch) {
     scores_to_weights(a, s);
     for (int64_t i = 0; i < nq; ++i) std::fill(a.out + i * a.ldo, a.out + i * a.ldo + hd, 0.f);
 
-    int32_t pairs[kBlock / 2];
-    for (int64_t j0 = 0; j0 < nk; j0 += kBlock) {
-        const int64_t keys = std::min(kBlock, nk - j0), npairs = (keys + 1) / 2;
+    int32_t pairs[kKeysPerBlock / 2];
+    for (int64_t j0 = 0; j0 < nk; j0 += kKeysPerBlock) {
+        const int64_t keys = std::min(kKeysPerBlock, nk - j0), npairs = (keys + 1) / 2;
         widen_value_pairs(a.v8, a.ldv, j0, keys, hd, block);
         for (int64_t i = 0; i < nq; ++i) {
             float* oi = a.out + i * a.ldo;
