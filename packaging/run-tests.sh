@@ -6,7 +6,7 @@
 #   - the same suite again, built with clang, AddressSanitizer and
 #     UndefinedBehaviorSanitizer (CUDA off), in build-sanitize/;
 #   - the libFuzzer targets of tests/fuzz, built in that same tree from the same
-#     objects (-DPRECIS_FUZZ=ON), each run for PRECIS_FUZZ_SMOKE_SECONDS (60) from its
+#     objects (-DPRECIS_FUZZ=ON), each run for PRECIS_FUZZ_SMOKE_SECONDS (30) from its
 #     seed corpus; PRECIS_FUZZ_SMOKE=0 skips only this part.
 # One tree for both halves the build time; each part prints its time.
 set -euo pipefail
@@ -42,7 +42,7 @@ if [ "${PRECIS_SANITIZERS:-1}" != 0 ]; then
   echo "sanitizer suite: $(( $(date +%s) - start )) s"
   if [ "${PRECIS_FUZZ_SMOKE:-1}" != 0 ]; then
     start=$(date +%s)
-    PRECIS_FUZZ_BUILD_DIR="$SAN_DIR" bash tools/fuzz.sh --smoke "${PRECIS_FUZZ_SMOKE_SECONDS:-60}"
+    PRECIS_FUZZ_BUILD_DIR="$SAN_DIR" bash tools/fuzz.sh --smoke "${PRECIS_FUZZ_SMOKE_SECONDS:-30}"
     echo "fuzz smoke: $(( $(date +%s) - start )) s"
   fi
 fi
