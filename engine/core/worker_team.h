@@ -128,4 +128,33 @@ void for_each_on_team(int threads, int count, Fn&& fn) {
     });
 }
 
+// fn(i, t) for every i in [0, count), split into `threads` runs of consecutive i of about
+// equal total cost(i) >= 0 (an item goes to the part its cost's midpoint falls in). The
+// decoder's cross-attention walks the documents of a batch in length order: split by
+// count, one thread had the longer half and the other waited for it. Which part an item
+// lands in never changes what fn computes for it.
+template <class Cost, class Fn>
+void for_each_weighted_on_team(int threads, int count, Cost&& cost, Fn&& fn) {
+    if (threads <= 1 || count <= 1) {
+        for (int i = 0; i < count; ++i) fn(i, 0);
+        return;
+    }
+    // Twice each item's midpoint, in units of cost: integers, so the split is exact.
+    std::vector<int64_t> midpoints(static_cast<size_t>(count));
+    int64_t total = 0;
+    for (int i = 0; i < count; ++i) {
+        const int64_t c = std::max<int64_t>(0, cost(i));
+        midpoints[size_t(i)] = 2 * total + c;
+        total += c;
+    }
+    auto part_begin = [&](int t, int nt) {
+        const int64_t from = t == 0 ? 0 : 2 * total * t / nt;  // the first part starts at item 0
+        return int(std::lower_bound(midpoints.begin(), midpoints.end(), from) - midpoints.begin());
+    };
+    run_on_team(threads, [&](int t, int nt) {
+        const int end = t + 1 == nt ? count : part_begin(t + 1, nt);
+        for (int i = part_begin(t, nt); i < end; ++i) fn(i, t);
+    });
+}
+
 }  // namespace precis

@@ -210,8 +210,10 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         for (int r = 0; r < rows; ++r)
             std::memcpy(cache_row(vc, r) + int64_t(row_length(r)) * D, tmp_.data<float>() + int64_t(r) * new_len * D,
                         size_t(new_len * D) * sizeof(float));
-        // One (row, head) pair per item.
-        for_each_on_team(threads, rows * int(heads_), [&](int item, int t) {
+        // One (row, head) pair per item, the threads' shares by keys read (rows that joined
+        // a continuous batch late have shorter caches).
+        auto self_keys = [&](int item) { return int64_t(row_length(item / int(heads_)) + new_len); };
+        for_each_weighted_on_team(threads, rows * int(heads_), self_keys, [&](int item, int t) {
             const int r = item / int(heads_), h = item % int(heads_);
             AttendArgs a;
             a.q = q_.data<float>() + int64_t(r) * new_len * D + h * hd_;
@@ -236,8 +238,14 @@ void DecoderState::forward(const int64_t* tokens, int new_len, std::vector<Tenso
         // of its query rows go through one call that reads them once.
         be_.linear(x, n, D, lw.cross_attn.q.ref(), lw.cross_attn.q.b(), D, q_.data<float>());
         const int groups = int(groups_.size());
+        // Shared by cost: a document's memory rows, read once (about two queries' work),
+        // times its queries. The batch's documents differ in length up to 8x.
+        auto cross_cost = [&](int pair) {
+            const Group& g = groups_[size_t(pair / int(heads_))];
+            return items_[size_t(g.item)].cross[size_t(l)].S * (int64_t(g.count) * new_len + 2);
+        };
         // With a sink the heads run serially so their weights can be summed without races.
-        for_each_on_team(cross_sink_ ? 1 : threads, groups * int(heads_), [&](int pair, int t) {
+        for_each_weighted_on_team(cross_sink_ ? 1 : threads, groups * int(heads_), cross_cost, [&](int pair, int t) {
             const Group& g = groups_[size_t(pair / int(heads_))];
             const int h = pair % int(heads_);
             const Item& it = items_[size_t(g.item)];

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
+#include <numeric>
 #include <thread>
 #include <vector>
 
@@ -134,6 +136,53 @@ TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAloneLongerEachT
     ASSERT_EQ(threads_running_a_shared_job(2, late), 2);
     for (int job = 0; job < 2 * SerialBackoff::kFewestJobs; ++job) ASSERT_EQ(threads_running_a_shared_job(2), 1) << job;
     EXPECT_EQ(threads_running_a_shared_job(2), 2);
+}
+
+// Which part ran each item, every item exactly once, for the costs given.
+std::vector<int> parts_by_item(int threads, const std::vector<int64_t>& costs) {
+    std::vector<std::atomic<int>> part(costs.size());
+    for (auto& p : part) p.store(-1);
+    std::atomic<int> repeats{0};
+    for_each_weighted_on_team(
+        threads, int(costs.size()), [&](int i) { return costs[size_t(i)]; },
+        [&](int i, int t) {
+            if (part[size_t(i)].exchange(t) != -1) repeats.fetch_add(1);
+        });
+    EXPECT_EQ(repeats.load(), 0);
+    std::vector<int> out;
+    for (auto& p : part) out.push_back(p.load());
+    return out;
+}
+
+TEST(ForEachWeightedOnTeam, DocumentsInLengthOrderAreSharedByCostNotByCount) {
+    // A cross-attention's (document, head) pairs: 16 documents of 128 to 576 keys in
+    // length order, 12 heads each. Split by count, one thread had 1.6x the other's keys.
+    std::vector<int64_t> costs;
+    for (int d = 0; d < 16; ++d)
+        for (int h = 0; h < 12; ++h) costs.push_back(128 + 30 * d);
+    for (int threads : {2, 3, 4}) {
+        const std::vector<int> part = parts_by_item(threads, costs);
+        std::vector<int64_t> cost_of(size_t(threads), 0);
+        const int64_t total = std::accumulate(costs.begin(), costs.end(), int64_t(0));
+        for (size_t i = 0; i < costs.size(); ++i) {
+            ASSERT_GE(part[i], 0) << "item " << i << " never ran";
+            if (i > 0) EXPECT_GE(part[i], part[i - 1]) << "each part is a run of consecutive items";
+            cost_of[size_t(part[i])] += costs[i];
+        }
+        for (int t = 0; t < threads; ++t)
+            EXPECT_LE(std::abs(cost_of[size_t(t)] - total / threads), costs.back()) << threads << " threads, part " << t;
+    }
+}
+
+TEST(ForEachWeightedOnTeam, FreeItemsFewItemsAndOneThreadEachRunOnce) {
+    const std::vector<int> free_items = parts_by_item(2, {0, 0, 0, 5, 0});
+    for (int p : free_items) EXPECT_GE(p, 0);
+    const std::vector<int> all_free = parts_by_item(2, {0, 0, 0});
+    for (int p : all_free) EXPECT_GE(p, 0);
+    const std::vector<int> fewer_than_threads = parts_by_item(4, {7, 1});
+    for (int p : fewer_than_threads) EXPECT_GE(p, 0);
+    EXPECT_EQ(parts_by_item(1, {3, 1, 4}), (std::vector<int>{0, 0, 0}));
+    EXPECT_TRUE(parts_by_item(2, {}).empty());
 }
 
 TEST(SerialBackoff, DoublesTheCallersJobsWithEachLateJobInARowUpToTheMostAndStartsOverAfterAnOnTimeOne) {
