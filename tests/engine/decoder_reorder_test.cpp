@@ -2,7 +2,8 @@
 // row parents[r]'s cache. The reorder copies only rows that change parent and saves a
 // parent first when it is itself overwritten, so every pattern a beam step can produce
 // is checked (the identity, a cycle, one parent for all, swaps, a parent shared while
-// its own row moves), each against a decoder fed the parents' tokens from the start.
+// its own row moves, three children of one parent), each against a decoder fed the
+// parents' tokens from the start.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -71,7 +72,8 @@ std::string label(const ::testing::TestParamInfo<std::vector<int>>& info) {
 INSTANTIATE_TEST_SUITE_P(Patterns, DecoderReorder,
                          ::testing::Values(std::vector<int>{0, 1, 2, 3}, std::vector<int>{1, 2, 3, 0},
                                            std::vector<int>{2, 2, 2, 2}, std::vector<int>{1, 0, 3, 2},
-                                           std::vector<int>{3, 3, 0, 1}, std::vector<int>{0, 0, 1, 1}),
+                                           std::vector<int>{3, 3, 0, 1}, std::vector<int>{0, 0, 1, 1},
+                                           std::vector<int>{1, 1, 1, 0}, std::vector<int>{3, 0, 0, 3}),
                          label);
 
 TEST(DecoderReorderArguments, AParentOutsideTheRowsIsRefused) {
