@@ -139,21 +139,20 @@ void for_each_weighted_on_team(int threads, int count, Cost&& cost, Fn&& fn) {
         for (int i = 0; i < count; ++i) fn(i, 0);
         return;
     }
-    // Twice each item's midpoint, in units of cost: integers, so the split is exact.
-    std::vector<int64_t> midpoints(static_cast<size_t>(count));
     int64_t total = 0;
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; i < count; ++i) total += std::max<int64_t>(0, cost(i));
+    // Part t begins at the first item whose midpoint (doubled: integers, so the split is
+    // exact) reaches t / threads of the total; parts no item reaches are empty.
+    std::vector<int> begin(size_t(threads) + 1, count);
+    begin[0] = 0;
+    int64_t before = 0;
+    for (int i = 0, t = 1; i < count && t < threads; ++i) {
         const int64_t c = std::max<int64_t>(0, cost(i));
-        midpoints[size_t(i)] = 2 * total + c;
-        total += c;
+        while (t < threads && 2 * before + c >= 2 * total * t / threads) begin[size_t(t++)] = i;
+        before += c;
     }
-    auto part_begin = [&](int t, int nt) {
-        const int64_t from = t == 0 ? 0 : 2 * total * t / nt;  // the first part starts at item 0
-        return int(std::lower_bound(midpoints.begin(), midpoints.end(), from) - midpoints.begin());
-    };
-    run_on_team(threads, [&](int t, int nt) {
-        const int end = t + 1 == nt ? count : part_begin(t + 1, nt);
-        for (int i = part_begin(t, nt); i < end; ++i) fn(i, t);
+    run_on_team(threads, [&](int t, int) {
+        for (int i = begin[size_t(t)]; i < begin[size_t(t) + 1]; ++i) fn(i, t);
     });
 }
 
