@@ -136,6 +136,15 @@ TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAloneLongerEachT
     // late job whose worker had gone to sleep (another process held the core) is excused,
     // as run() says, and then the job after it runs on the team again; so does a late job
     // before the one meant to be late. Failures of the backoff itself are reported.
+    // Jobs [first, last) after a late one must run on the caller alone; says whether they did.
+    const auto alone = [](int first, int last, const char* after) {
+        for (int job = first; job < last; ++job)
+            if (threads_running_a_shared_job(2) != 1) {
+                ADD_FAILURE() << "job " << job << " after " << after << " ran on the team";
+                return false;
+            }
+        return true;
+    };
     const auto try_once = [&]() -> bool {
         int until_team = 0;
         while (threads_running_a_shared_job(2) != 2)
@@ -149,11 +158,7 @@ TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAloneLongerEachT
         int nested_parts = 0;
         if (threads_running_a_job_that_asks_for_the_team_itself(nested_parts) == 2) return false;
         EXPECT_EQ(nested_parts, 2);
-        for (int job = 1; job < SerialBackoff::kFewestJobs; ++job)
-            if (threads_running_a_shared_job(2) != 1) {
-                ADD_FAILURE() << "job " << job << " after a late one ran on the team";
-                return true;
-            }
+        if (!alone(1, SerialBackoff::kFewestJobs, "a late one")) return true;
 
         // Then the team is tried again; late again, twice as many jobs run on the caller alone.
         if (threads_running_a_shared_job(2, late) != 2) {
@@ -161,11 +166,7 @@ TEST(WorkerTeam, WorkersThatFallBehindSendTheNextJobsToTheCallerAloneLongerEachT
             return true;
         }
         if (threads_running_a_shared_job(2) == 2) return false;
-        for (int job = 1; job < 2 * SerialBackoff::kFewestJobs; ++job)
-            if (threads_running_a_shared_job(2) != 1) {
-                ADD_FAILURE() << "job " << job << " after a second late one in a row ran on the team";
-                return true;
-            }
+        if (!alone(1, 2 * SerialBackoff::kFewestJobs, "a second late one in a row")) return true;
         EXPECT_EQ(threads_running_a_shared_job(2), 2);
         return true;
     };
