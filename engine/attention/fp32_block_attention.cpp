@@ -12,6 +12,7 @@
 #include "engine/backend/lowp_linear.h"
 #include "engine/core/error.h"
 #include "engine/core/simd_exp.h"
+#include "engine/core/simd_transpose.h"
 
 // GCC 12's AVX-512 headers build some results from _mm512_undefined_ps() (the shuffles,
 // reductions, roundscale), which -Wuninitialized reports once inlined here.
@@ -29,32 +30,11 @@ constexpr int kKeyStep = 32;    // keys per call of the score kernel
 constexpr int kSumBlock = 256;  // keys per partial sum of the weighted values (a global row
                                 // reads 16k keys: one FMA chain over them loses precision)
 
-// t[c] = column c of the 16 x 16 tile src (row r at src + r * lds): two rounds of in-lane
-// shuffles, then two of whole 128-bit lanes.
+// t[c] = column c of the 16 x 16 tile src (row r at src + r * lds).
 PRECIS_ZMM void transpose16(const float* src, int64_t lds, __m512 t[16]) {
     __m512 r[16];
     for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
-    for (int i = 0; i < 8; ++i) {
-        t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
-        t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
-    }
-    // r[4i + k], 128-bit lane L: column 4L + k of rows 4i..4i+3.
-    for (int i = 0; i < 4; ++i) {
-        r[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-        r[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-        r[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-        r[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-    }
-    for (int k = 0; k < 4; ++k) {
-        const __m512 u0 = _mm512_shuffle_f32x4(r[k], r[4 + k], _MM_SHUFFLE(2, 0, 2, 0));
-        const __m512 u1 = _mm512_shuffle_f32x4(r[k], r[4 + k], _MM_SHUFFLE(3, 1, 3, 1));
-        const __m512 v0 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], _MM_SHUFFLE(2, 0, 2, 0));
-        const __m512 v1 = _mm512_shuffle_f32x4(r[8 + k], r[12 + k], _MM_SHUFFLE(3, 1, 3, 1));
-        t[k] = _mm512_shuffle_f32x4(u0, v0, _MM_SHUFFLE(2, 0, 2, 0));
-        t[4 + k] = _mm512_shuffle_f32x4(u1, v1, _MM_SHUFFLE(2, 0, 2, 0));
-        t[8 + k] = _mm512_shuffle_f32x4(u0, v0, _MM_SHUFFLE(3, 1, 3, 1));
-        t[12 + k] = _mm512_shuffle_f32x4(u1, v1, _MM_SHUFFLE(3, 1, 3, 1));
-    }
+    transpose16_in_registers(r, t);
 }
 
 // The keys transposed in panels of kKeyStep: element d of key p at

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/core/simd_transpose.h"
 #include "engine/core/worker_team.h"
 
 namespace precis {
@@ -16,17 +17,26 @@ namespace {
 
 constexpr int kColumns = 12;  // weight rows per kernel call: 12 x 2 accumulators
 
-// xt[k * ld + m] = x[m, k], the rows past `rows` up to ld zero (only they are cleared:
-// every other element is written, for each of a step's ~50 products).
-void transpose_rows(const float* x, int64_t rows, int64_t in, int64_t ld, std::vector<float>& xt) {
+// xt[k * ld + m] = x[m, k], the rows past `rows` up to ld zero: tiles of 16 rows by 16
+// inputs transposed in registers. It runs on the caller before the product is shared out,
+// so the other thread waits for it: the scalar loop this replaced took 1.25 % of the
+// 32-document fp32 beam-4 batch's samples, this 0.8 % (reading and writing 200 KB).
+__attribute__((target("avx512f"))) void transpose_rows(const float* x, int64_t rows, int64_t in, int64_t ld,
+                                                       std::vector<float>& xt) {
     if (xt.size() < size_t(ld * in)) xt.resize(size_t(ld * in));
-    if (rows < ld)
-        for (int64_t k = 0; k < in; ++k) std::fill_n(xt.data() + k * ld + rows, ld - rows, 0.f);
-    constexpr int64_t kBlock = 64;  // a block of k stays in cache while every row writes it
-    for (int64_t k0 = 0; k0 < in; k0 += kBlock) {
-        const int64_t k1 = std::min(in, k0 + kBlock);
-        for (int64_t m = 0; m < rows; ++m)
-            for (int64_t k = k0; k < k1; ++k) xt[size_t(k * ld + m)] = x[m * in + k];
+    float* out = xt.data();
+    const int64_t whole = in / 16 * 16;
+    for (int64_t m0 = 0; m0 < ld; m0 += 16) {
+        const int64_t valid = std::min<int64_t>(16, rows - m0);  // ld < rows + 16: at least one
+        for (int64_t k0 = 0; k0 < whole; k0 += 16) {
+            __m512 r[16], t[16];
+            for (int i = 0; i < 16; ++i)
+                r[i] = i < valid ? _mm512_loadu_ps(x + (m0 + i) * in + k0) : _mm512_setzero_ps();
+            transpose16_in_registers(r, t);
+            for (int j = 0; j < 16; ++j) _mm512_storeu_ps(out + (k0 + j) * ld + m0, t[j]);
+        }
+        for (int64_t k = whole; k < in; ++k)
+            for (int64_t i = 0; i < 16; ++i) out[k * ld + m0 + i] = i < valid ? x[(m0 + i) * in + k] : 0.f;
     }
 }
 

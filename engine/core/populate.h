@@ -14,7 +14,8 @@ namespace precis {
 // Makes the whole pages inside [data, data + bytes) resident and writable, keeping what
 // they hold (fresh anonymous memory reads as zeros either way). Says whether the kernel did
 // it: false before Linux 5.14, or for memory it cannot populate; the pages then fault in
-// on first write as usual. Bytes past the last whole page are left to fault.
+// on first write as usual. Bytes past the last whole page are left to fault. Ranges of
+// 16 MB or more are shared by the threads of the worker team (worker_team.h).
 bool populate_for_writing(void* data, size_t bytes);
 
 }  // namespace precis

@@ -2,6 +2,7 @@
 // range become resident, what they held is kept, pages outside the range are left alone,
 // and the buffers Tensor::empty_written_whole hands out are resident before any write.
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -54,6 +55,25 @@ TEST_F(FreshPages, TheWholePagesOfTheRangeBecomeResidentAndKeepWhatTheyHeld) {
 TEST_F(FreshPages, ARangeWithinOnePageDoesNothing) {
     EXPECT_FALSE(populate_for_writing(base + 10, kPage - 20));
     EXPECT_FALSE(resident_pages(base, 1)[0]);
+}
+
+// 40 MB (a long document's cross-attention keys and values) is shared by the team's
+// threads at huge-page boundaries; from an odd page to an odd page, so the first and last
+// parts are not whole huge pages.
+TEST(LargeRanges, SharedOverTheTeamBecomeWhollyResidentAndKeepWhatTheyHeld) {
+    omp_set_num_threads(2);
+    const size_t pages = (size_t(40) << 20) / kPage;
+    char* p = static_cast<char*>(
+        mmap(nullptr, (pages + 2) * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(p, MAP_FAILED);
+    p[(pages / 2) * kPage + 3] = 7;  // a page already written, where the parts meet
+    const bool done = populate_for_writing(p + kPage, pages * kPage);
+    const std::vector<bool> in = resident_pages(p, pages + 2);
+    const char kept = p[(pages / 2) * kPage + 3];
+    munmap(p, (pages + 2) * kPage);
+    if (!done) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE (Linux 5.14+)";
+    for (size_t i = 1; i <= pages; ++i) ASSERT_TRUE(in[i]) << "page " << i << " of " << pages;
+    EXPECT_EQ(kept, 7);
 }
 
 TEST(WrittenWholeTensors, AreResidentBeforeAnyWrite) {
