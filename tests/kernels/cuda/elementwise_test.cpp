@@ -18,6 +18,7 @@ namespace {
 
 using precis::cuda::Precision;
 using precis::test::gaussian;
+using precis::test::layer_norm_f64;
 using precis::test::normalized_error;
 using precis::test::op_tolerance;
 using precis::test::rounded_to;
@@ -35,25 +36,6 @@ void sync() { PRECIS_CUDA_CHECK(cudaDeviceSynchronize()); }
 class Elementwise : public ::testing::TestWithParam<Precision> {};
 
 // ---- add_layer_norm ---------------------------------------------------------------------------
-
-// LayerNorm in double: the reference where the CPU backend's sequential float32 sums are not
-// accurate to the fp32 bound themselves (a sum of squares over 9,000 elements, or a row sum
-// whose large common offset leaves ~1e-6 rounding in the mean).
-std::vector<float> layer_norm_f64(const std::vector<float>& x, int64_t rows, int64_t dim,
-                                  const std::vector<float>& gamma, const std::vector<float>& beta, double eps) {
-    std::vector<float> y(x.size());
-    for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = x.data() + r * dim;
-        double mean = 0, var = 0;
-        for (int64_t i = 0; i < dim; ++i) mean += xr[i];
-        mean /= double(dim);
-        for (int64_t i = 0; i < dim; ++i) var += (xr[i] - mean) * (xr[i] - mean);
-        var /= double(dim);
-        const double inv = 1.0 / std::sqrt(var + eps);
-        for (int64_t i = 0; i < dim; ++i) y[r * dim + i] = float((xr[i] - mean) * inv * gamma[i] + beta[i]);
-    }
-    return y;
-}
 
 void check_layer_norm(Precision p, int64_t rows, int64_t dim, bool with_delta, bool with_bias, uint32_t seed,
                       float offset = 0.f) {
