@@ -19,8 +19,8 @@ TEST(CpuLayerNorm, ARowGetsTheSameBitsInAnyGroupAsAlone) {
     auto be = make_cpu_backend();
     for (const int64_t dim : {37, 768})
         for (const bool with_delta : {false, true}) {
-            // Up to 64 rows (a decoder step of 16 documents x 4 beams): whole groups of eight,
-            // a group and a tail, tails alone, and enough for the threaded loop.
+            // Up to 100 rows (a decoder step of 16 documents x 4 beams is 64): whole groups of
+            // eight, a group and a tail, tails alone, and enough for the threaded loop.
             const int64_t most = 100;
             const std::vector<float> x = gaussian(size_t(most * dim), 7), delta = gaussian(size_t(most * dim), 8),
                                      gamma = gaussian(size_t(dim), 9, 0.5f), beta = gaussian(size_t(dim), 10, 0.5f);
