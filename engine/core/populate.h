@@ -11,6 +11,10 @@
 
 namespace precis {
 
+// The x86-64 huge page (transparent huge pages): large buffers are aligned to it and
+// offered as huge pages (tensor.cpp), and populated in parts that never split one.
+constexpr size_t kHugePageBytes = size_t(2) << 20;
+
 // Makes the whole pages inside [data, data + bytes) resident and writable, keeping what
 // they hold (fresh anonymous memory reads as zeros either way). Says whether the kernel did
 // it: false before Linux 5.14, or for memory it cannot populate; the pages then fault in

@@ -62,7 +62,7 @@ Tensor Tensor::allocate(DType dtype, Shape shape, bool written_whole) {
     // it to that), so a huge-page buffer is rounded up to whole 2 MB pages; but only the
     // pages it fills are offered: a huge page holding the tail would make up to 2 MB
     // resident that the tensor never uses, while untouched small pages cost nothing.
-    constexpr uint64_t kHugePage = uint64_t(2) << 20;
+    constexpr uint64_t kHugePage = kHugePageBytes;
     const bool huge = written_whole && bytes >= kHugePage;
     const uint64_t alignment = huge ? kHugePage : 64;
     const uint64_t allocated = (std::max<uint64_t>(bytes, 1) + alignment - 1) / alignment * alignment;
