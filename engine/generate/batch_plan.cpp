@@ -65,6 +65,11 @@ DocumentCost document_cost(const Model& model, int max_length) {
     return c;
 }
 
+int step_rows_target(ComputeType compute, bool device) {
+    if (device) return 256;
+    return compute == ComputeType::Fp32 ? 64 : 128;
+}
+
 BatchLimits auto_batch_limits(const DocumentCost& cost, int beams, int64_t longest_memory_rows, int documents,
                               uint64_t free_bytes, int rows_target) {
     BatchLimits l;

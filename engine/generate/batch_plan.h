@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/model/compute_type.h"
+
 namespace precis {
 
 class Model;
@@ -52,6 +54,19 @@ struct DocumentCost {
 DocumentCost document_cost(const Model& model, int max_length);
 // The bytes of the weights a decoding step reads once whatever its rows (DocumentCost::shared_step_bytes).
 uint64_t decoder_step_weight_bytes(const BartWeights& weights);
+
+// The decoder rows a step of `auto`'s batch aims for: past them another document buys
+// little time and costs its memory. A device step is far from its products' peak at a few
+// dozen rows: 256. On the CPU a step reads every weight once whatever its rows, so rows are
+// nearly free until the products' arithmetic catches up; measured on a 2-core AVX-512 VM
+// (32 documents of 128-1,024 tokens, 64 new tokens, beam 4, so 64 rows = 16 documents):
+//   - fp32: 64 rows hold all the gain. bart-large 16 documents 53.4 s / 3.64 GB peak,
+//     32 documents 51.8 s / 4.87 GB (62.5 and 66.1 s against 61.8 and 67.1 s alternated
+//     the next day); bart-base 17.5 and 19.5 s against 17.7 and 19.4 s.
+//   - int8: its integer products keep gaining to 128 rows. bart-large 29.7 s at 16
+//     documents, 27.0 s at 32; bart-base 9.7-10.1 s against 9.0-9.2 s.
+//   - fp16 weights (widened to float as they are read): not measured, 128 as before.
+int step_rows_target(ComputeType compute, bool device);
 
 // The batch `auto` runs: as many documents as a step still gains from (rows_target rows of
 // the decoder; the step reads every weight once, whatever its rows), bounded by half the

@@ -477,9 +477,7 @@ BatchLimits plan_batch(const Model& model, Backend& backend, const std::vector<D
     if (options.batch_size > 0) return fixed_batch_limits(options.batch_size, free_bytes);
     int64_t longest = 0;
     for (const DocumentJob& j : jobs) longest = std::max<int64_t>(longest, j.input_tokens);
-    // A device step is far from its products' peak at a few dozen rows; the CPU's reads every
-    // weight once per step, and past a few dozen rows the products dominate instead.
-    const int rows_target = backend.runner() ? std::max(options.rows_target, 256) : options.rows_target;
+    const int rows_target = step_rows_target(model.compute_type(), backend.runner() != nullptr);
     DocumentCost cost = document_cost(model, longest_generation(jobs));
     if (!backend.runner()) cost.shared_step_bytes = decoder_step_weight_bytes(model.weights());
     return auto_batch_limits(cost, most_beams(jobs), longest + 64,

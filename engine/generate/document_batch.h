@@ -28,7 +28,6 @@ struct DocumentJob {
 struct DocumentBatchOptions {
     int batch_size = 0;          // documents at once; 0: auto (batch_plan.h)
     bool keep_encoded = false;   // hand each document's encoder output to `finished`
-    int rows_target = 128;       // auto: decoder rows a step aims for (see auto_batch_limits)
 };
 
 struct DocumentBatchCallbacks {

@@ -69,6 +69,23 @@ TEST(BatchPlan, AutoKeepsLongDocumentsOwnReadsWithinAFewTimesTheSharedWeights) {
     EXPECT_EQ(auto_batch_limits(cost, 4, 16'000, 100, 64'000'000'000ull, 128).max_documents, 32);
 }
 
+TEST(BatchPlan, FloatStepsOnTheCpuAimForFewerRowsThanIntegerOnesAndADeviceForMore) {
+    EXPECT_EQ(step_rows_target(ComputeType::Fp32, false), 64);
+    EXPECT_EQ(step_rows_target(ComputeType::Int8, false), 128);
+    EXPECT_EQ(step_rows_target(ComputeType::Fp16Weights, false), 128);
+    for (ComputeType t : {ComputeType::Fp32, ComputeType::Int8, ComputeType::Fp16Weights})
+        EXPECT_EQ(step_rows_target(t, true), 256) << compute_type_name(t);
+    // Beam 4 over many short documents of a bart-large-sized decoder (880 MB of weights a
+    // step, 100 kB of keys and values a token): fp32 takes 16 documents, int8 32.
+    const DocumentCost cost{6'400'000, 100'000, 98'000, 880'000'000};
+    EXPECT_EQ(auto_batch_limits(cost, 4, 1'088, 100, 24'000'000'000ull, step_rows_target(ComputeType::Fp32, false))
+                  .max_documents,
+              16);
+    EXPECT_EQ(auto_batch_limits(cost, 4, 1'088, 100, 24'000'000'000ull, step_rows_target(ComputeType::Int8, false))
+                  .max_documents,
+              32);
+}
+
 TEST(BatchPlan, HalvingStopsAtOneDocument) {
     BatchLimits l = fixed_batch_limits(5, 0);
     EXPECT_TRUE(l.halve());
