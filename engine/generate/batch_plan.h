@@ -61,10 +61,11 @@ uint64_t decoder_step_weight_bytes(const BartWeights& weights);
 // nearly free until the products' arithmetic catches up; measured on a 2-core AVX-512 VM
 // (32 documents of 128-1,024 tokens, 64 new tokens, beam 4, so 64 rows = 16 documents):
 //   - fp32: 64 rows hold all the gain. bart-large 16 documents 53.4 s / 3.64 GB peak,
-//     32 documents 51.8 s / 4.87 GB (62.5 and 66.1 s against 61.8 and 67.1 s alternated
-//     the next day); bart-base 17.5 and 19.5 s against 17.7 and 19.4 s.
+//     32 documents 51.8 s / 4.87 GB (alternated later the same day: 62.5 and 66.1 s
+//     against 61.8 and 67.1 s); bart-base 16 documents 17.5 and 19.5 s, 32 documents
+//     17.7 and 19.4 s.
 //   - int8: its integer products keep gaining to 128 rows. bart-large 29.7 s at 16
-//     documents, 27.0 s at 32; bart-base 9.7-10.1 s against 9.0-9.2 s.
+//     documents, 27.0 s at 32; bart-base 9.7-10.1 s at 16, 9.0-9.2 s at 32.
 //   - fp16 weights (widened to float as they are read): not measured, 128 as before.
 int step_rows_target(ComputeType compute, bool device);
 
