@@ -28,14 +28,14 @@ bool populate_for_writing(void* data, size_t bytes) {
     // team, at huge-page boundaries (a part never splits a huge page). There the 32-document
     // fp32 beam-4 batch's main thread spent 0.57 s populating instead of 0.86 s (the VM
     // zeroes fresh pages more slowly when two threads ask at once).
-    constexpr uintptr_t kHugePage = kHugePageBytes, kLeastPerThread = uintptr_t(8) << 20;
+    constexpr uintptr_t kLeastPerThread = uintptr_t(8) << 20;
     const uintptr_t bytes_whole = end - begin;
     const int threads = int(std::min<uintptr_t>(uintptr_t(omp_get_max_threads()), bytes_whole / kLeastPerThread));
     if (threads <= 1) return populate(begin, end);
     auto boundary = [&](int t, int nt) {
         if (t == 0) return begin;
         if (t == nt) return end;
-        const uintptr_t at = (begin + bytes_whole / uintptr_t(nt) * uintptr_t(t)) / kHugePage * kHugePage;
+        const uintptr_t at = (begin + bytes_whole / uintptr_t(nt) * uintptr_t(t)) / kHugePageBytes * kHugePageBytes;
         return std::max(begin, at);
     };
     std::atomic<bool> all{true};

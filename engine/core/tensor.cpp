@@ -62,13 +62,12 @@ Tensor Tensor::allocate(DType dtype, Shape shape, bool written_whole) {
     // it to that), so a huge-page buffer is rounded up to whole 2 MB pages; but only the
     // pages it fills are offered: a huge page holding the tail would make up to 2 MB
     // resident that the tensor never uses, while untouched small pages cost nothing.
-    constexpr uint64_t kHugePage = kHugePageBytes;
-    const bool huge = written_whole && bytes >= kHugePage;
-    const uint64_t alignment = huge ? kHugePage : 64;
+    const bool huge = written_whole && bytes >= kHugePageBytes;
+    const uint64_t alignment = huge ? kHugePageBytes : 64;
     const uint64_t allocated = (std::max<uint64_t>(bytes, 1) + alignment - 1) / alignment * alignment;
     void* p = std::aligned_alloc(alignment, allocated);
     if (!p) throw Error("out of memory allocating a tensor of shape " + shape_str(t.shape_));
-    if (huge) madvise(p, bytes / kHugePage * kHugePage, MADV_HUGEPAGE);  // a no-op where THP is off
+    if (huge) madvise(p, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // a no-op where THP is off
     // Below 64 KB the memory usually comes from malloc's resident heap: nothing to gain.
     if (written_whole && bytes >= (uint64_t(64) << 10)) populate_for_writing(p, bytes);
     t.owner_ = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
