@@ -4,7 +4,8 @@
 //
 // The step's activation rows are transposed once (a few dozen rows, tiny beside the
 // weights), so the kernel multiplies 32 rows at a time (two 512-bit registers) by a
-// broadcast weight, twelve weight rows at once (24 accumulators). Every weight is read
+// broadcast weight, twelve weight rows at once (24 accumulators), or 64 rows by six weight
+// rows where a step has that many (fp32_step_gemm.cpp says why). Every weight is read
 // from memory once per step and needs no packing, and every output is one float32 sum
 // over k in order (in blocks of 256 inputs), with no horizontal sums. On this 2-core
 // AVX-512 machine it ran 32-row products of bart-base's shapes at 1.7-2.6x the streamed

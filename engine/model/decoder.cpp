@@ -312,23 +312,26 @@ void DecoderState::reorder(const std::vector<int>& parents) {
     float* buf = reorder_buf_.defined() ? reorder_buf_.data<float>() : nullptr;
     const size_t stride = size_t(longest) * size_t(D_);  // a saved row's room in the buffer
     const int caches = int(self_k_.size()) * 2;
-    // Threads take whole caches (a layer's keys or values), each saving its parents in its
-    // own part of the buffer (capacity rows of max_length): as many threads as parts fit.
+    // Parts of the worker team take whole caches (a layer's keys or values), each saving its
+    // parents in its own part of the buffer (capacity rows of max_length): as many parts as
+    // fit. The team, not an OpenMP region: its worker is awake between a step's jobs, where
+    // OpenMP's passive thread had to be woken for every step's reorder and did a third of it.
     const size_t buffer_floats = size_t(capacity_) * size_t(max_length_) * size_t(D_);
     const int parts = saved > 0 ? int(buffer_floats / (size_t(saved) * stride)) : caches;
     const int threads = std::max(1, std::min({caches, parts, omp_get_max_threads()}));
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int c = 0; c < caches; ++c) {
-        float* base = (c % 2 ? self_v_ : self_k_)[size_t(c / 2)].data<float>();
-        float* own = buf ? buf + size_t(omp_get_thread_num()) * size_t(saved) * stride : nullptr;
-        auto row = [&](int r) { return base + size_t(active_[size_t(r)]) * size_t(max_length_) * size_t(D_); };
-        auto floats = [&](int r) { return size_t(row_length(r)) * size_t(D_); };
-        for (const ReorderMove& m : plan.moves) {
-            const float* from = m.src_slot >= 0 ? own + size_t(m.src_slot) * stride : row(m.src_row);
-            float* to = m.dst_slot >= 0 ? own + size_t(m.dst_slot) * stride : row(m.dst_row);
-            std::memcpy(to, from, floats(m.src_row) * sizeof(float));  // the saves come first
+    run_on_team(threads, [&](int t, int nt) {
+        float* own = buf ? buf + size_t(t) * size_t(saved) * stride : nullptr;
+        for (int c = caches * t / nt; c < caches * (t + 1) / nt; ++c) {
+            float* base = (c % 2 ? self_v_ : self_k_)[size_t(c / 2)].data<float>();
+            auto row = [&](int r) { return base + size_t(active_[size_t(r)]) * size_t(max_length_) * size_t(D_); };
+            auto floats = [&](int r) { return size_t(row_length(r)) * size_t(D_); };
+            for (const ReorderMove& m : plan.moves) {
+                const float* from = m.src_slot >= 0 ? own + size_t(m.src_slot) * stride : row(m.src_row);
+                float* to = m.dst_slot >= 0 ? own + size_t(m.dst_slot) * stride : row(m.dst_row);
+                std::memcpy(to, from, floats(m.src_row) * sizeof(float));  // the saves come first
+            }
         }
-    }
+    });
     // Every row of a document has the same length, so lengths need no copying.
 }
 

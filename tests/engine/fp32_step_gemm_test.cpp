@@ -1,8 +1,8 @@
 // The float32 product of a decoding step's 17 to 128 rows (fp32_step_gemm.h): against a
-// double reference over the shapes its blocking splits (32-row blocks, a last block of up
-// to 16, groups of 12 weight rows and their tails, column parts of two threads), and the
-// property a batch of documents relies on: each output is one sum over k in order, so a
-// row gets the same bits whichever rows share its step.
+// double reference over the shapes its blocking splits (64- and 32-row blocks, a last block
+// of up to 16, groups of 12 weight rows, their halves and tails, column parts of two
+// threads), and the property a batch of documents relies on: each output is one sum over k
+// in order, so a row gets the same bits whichever rows share its step.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,8 +33,8 @@ TEST(Fp32StepGemm, MatchesADoubleReferenceOverRowBlocksColumnGroupsAndTails) {
     if (!fp32_zmm_kernels()) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
     set_cpu_threads(2);
     // Rows: one, a partial and a full 16-row block, 32-row blocks with and without a
-    // 16-row remainder. Outputs: fewer than one group of 12, groups and a tail, parts of
-    // two threads. Inputs: odd lengths, bart-base's and its feed-forward width.
+    // 16-row remainder, 64-row blocks alone and followed by smaller ones. Outputs: fewer
+    // than one group of 12 (and than its half of 6), groups and a tail, parts of two threads. Inputs: odd lengths, bart-base's and its feed-forward width.
     constexpr int64_t kMostRows = 128;
     for (const int64_t in : {7, 37, 768, 3072})
         for (const int64_t out : {5, 12, 250, 1000}) {
@@ -67,8 +67,8 @@ TEST(Fp32StepGemm, ARowGetsTheSameBitsWhicheverRowsShareItsStep) {
                              b = gaussian(size_t(out), 43);
     std::vector<float> all(size_t(most * out));
     fp32_step_gemm(x.data(), most, in, w.data(), b.data(), out, all.data());
-    // The same rows in smaller steps, starting anywhere: in a 32-row block, in the last
-    // block of up to 16, at another position of a register.
+    // The same rows in smaller steps, starting anywhere: in a 64- or a 32-row block, in the
+    // last block of up to 16, at another position of a register.
     for (const int64_t rows : {17, 20, 33, 64, 127})
         for (const int64_t first : {int64_t(0), int64_t(1), most - rows}) {
             std::vector<float> some(size_t(rows * out));
