@@ -34,10 +34,11 @@ TEST(Fp32StepGemm, MatchesADoubleReferenceOverRowBlocksColumnGroupsAndTails) {
     set_cpu_threads(2);
     // Rows: one, a partial and a full 16-row block, 32-row blocks with and without a
     // 16-row remainder, 64-row blocks alone and followed by smaller ones. Outputs: fewer
-    // than one group of 12 (and than its half of 6), groups and a tail, parts of two threads. Inputs: odd lengths, bart-base's and its feed-forward width.
+    // than one group of 12 (3 and 5: fewer than its half of 6 too), groups and a tail,
+    // parts of two threads. Inputs: odd lengths, bart-base's and its feed-forward width.
     constexpr int64_t kMostRows = 128;
     for (const int64_t in : {7, 37, 768, 3072})
-        for (const int64_t out : {5, 12, 250, 1000}) {
+        for (const int64_t out : {3, 5, 12, 250, 1000}) {
             // Each row count takes the first rows of the same inputs, so the reference is
             // computed once for the most rows (the sanitizer build spends its time here).
             const std::vector<float> w = gaussian(size_t(out * in), 31, 0.05f), x = gaussian(size_t(kMostRows * in), 32),
