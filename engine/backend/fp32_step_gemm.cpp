@@ -65,9 +65,10 @@ __attribute__((target("avx512f"))) void rows_by_columns(const float* xt, int64_t
         for (int c = 0; c < C; ++c)
             for (int v = 0; v < V; ++v) acc[c][v] = _mm512_setzero_ps();
         for (int64_t k = k0; k < k1; ++k) {
-            if (V == 4 && k % 16 == 0)
-                for (int c = 0; c < C; ++c)
-                    _mm_prefetch(reinterpret_cast<const char*>(w + c * in + k + kPrefetchInputs), _MM_HINT_T0);
+            if constexpr (V == 4)
+                if (k % 16 == 0)
+                    for (int c = 0; c < C; ++c)
+                        _mm_prefetch(reinterpret_cast<const char*>(w + c * in + k + kPrefetchInputs), _MM_HINT_T0);
             __m512 xv[V];
             for (int v = 0; v < V; ++v) xv[v] = _mm512_loadu_ps(xt + k * ld + 16 * v);
             for (int c = 0; c < C; ++c) {

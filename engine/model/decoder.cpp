@@ -319,17 +319,15 @@ void DecoderState::reorder(const std::vector<int>& parents) {
     const size_t buffer_floats = size_t(capacity_) * size_t(max_length_) * size_t(D_);
     const int parts = saved > 0 ? int(buffer_floats / (size_t(saved) * stride)) : caches;
     const int threads = std::max(1, std::min({caches, parts, omp_get_max_threads()}));
-    run_on_team(threads, [&](int t, int nt) {
+    for_each_on_team(threads, caches, [&](int c, int t) {
+        float* base = (c % 2 ? self_v_ : self_k_)[size_t(c / 2)].data<float>();
         float* own = buf ? buf + size_t(t) * size_t(saved) * stride : nullptr;
-        for (int c = caches * t / nt; c < caches * (t + 1) / nt; ++c) {
-            float* base = (c % 2 ? self_v_ : self_k_)[size_t(c / 2)].data<float>();
-            auto row = [&](int r) { return base + size_t(active_[size_t(r)]) * size_t(max_length_) * size_t(D_); };
-            auto floats = [&](int r) { return size_t(row_length(r)) * size_t(D_); };
-            for (const ReorderMove& m : plan.moves) {
-                const float* from = m.src_slot >= 0 ? own + size_t(m.src_slot) * stride : row(m.src_row);
-                float* to = m.dst_slot >= 0 ? own + size_t(m.dst_slot) * stride : row(m.dst_row);
-                std::memcpy(to, from, floats(m.src_row) * sizeof(float));  // the saves come first
-            }
+        auto row = [&](int r) { return base + size_t(active_[size_t(r)]) * size_t(max_length_) * size_t(D_); };
+        auto floats = [&](int r) { return size_t(row_length(r)) * size_t(D_); };
+        for (const ReorderMove& m : plan.moves) {
+            const float* from = m.src_slot >= 0 ? own + size_t(m.src_slot) * stride : row(m.src_row);
+            float* to = m.dst_slot >= 0 ? own + size_t(m.dst_slot) * stride : row(m.dst_row);
+            std::memcpy(to, from, floats(m.src_row) * sizeof(float));  // the saves come first
         }
     });
     // Every row of a document has the same length, so lengths need no copying.
