@@ -25,6 +25,7 @@
 #include "engine/backend/sgemm.h"
 #include "engine/generate/model_runner.h"
 #include "engine/core/error.h"
+#include "engine/core/normal_draws.h"
 #include "engine/generate/generation.h"
 #include "engine/model/bart_weights.h"
 #include "engine/model/compute_type.h"
@@ -88,10 +89,8 @@ ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) 
 
 // A linear layer of random weights [out, in] stored as the compute type stores the model's.
 LinearWeights random_linear(int64_t out, int64_t in, ComputeType compute) {
-    std::mt19937 rng(7);
-    std::normal_distribution<float> normal(0.f, 0.02f);
     std::vector<float> w(size_t(out * in));
-    for (float& v : w) v = normal(rng);
+    NormalDraws(7).fill(w.data(), out * in, 0.02f);
     LinearWeights l;
     l.weight = LinearWeights::stored_as(Tensor::from_floats({out, in}, w), compute, &l.scales);
     l.bias = Tensor::zeros(DType::F32, {out});

@@ -3,12 +3,12 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/core/checked.h"
+#include "engine/core/normal_draws.h"
 #include "engine/io/json_file.h"
 #include "engine/io/regular_file.h"
 #include "engine/io/safetensors.h"
@@ -42,29 +42,6 @@ Tensor store(const std::vector<float>& v, Shape shape, DType dtype) {
     Tensor f = Tensor::from_floats(std::move(shape), v);
     return dtype == DType::F32 ? f : f.to(dtype);
 }
-
-// Standard normal draws that are the same on every platform (std::normal_distribution is not).
-class Normal {
-public:
-    explicit Normal(uint64_t seed) : gen_(seed) {}
-    double next() {
-        if (have_) {
-            have_ = false;
-            return spare_;
-        }
-        const double u1 = (double(gen_() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-        const double u2 = double(gen_() >> 11) * 0x1.0p-53;          // [0, 1)
-        const double r = std::sqrt(-2.0 * std::log(u1));
-        spare_ = r * std::sin(2.0 * M_PI * u2);
-        have_ = true;
-        return r * std::cos(2.0 * M_PI * u2);
-    }
-
-private:
-    std::mt19937_64 gen_;
-    bool have_ = false;
-    double spare_ = 0;
-};
 
 int64_t default_mask_id(int64_t vocab) { return vocab >= 50265 ? 50264 : vocab - 1; }
 
@@ -217,7 +194,7 @@ WeightMap convert_bart_to_lsg(const WeightMap& bart, const ModelConfig& cfg, con
                     sd[size_t(c)] += d * d;
                 }
             for (double& s : sd) s = n > 1 ? std::sqrt(s / double(n - 1)) : 0.0;
-            Normal rng(opts.seed);
+            NormalDraws rng(opts.seed);
             P.resize(size_t(kGlobalRows * D));
             for (int64_t r = n; r < kGlobalRows; ++r)
                 for (int64_t c = 0; c < D; ++c)

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <random>
 
 #include "engine/backend/lowp_linear.h"
 #include "engine/core/checked.h"
+#include "engine/core/normal_draws.h"
 #include "engine/io/checkpoint.h"
 
 namespace precis {
@@ -177,12 +177,10 @@ BartWeights BartWeights::from_cache(const WeightMap& map, const ModelConfig& cfg
 }
 
 BartWeights BartWeights::random(const ModelConfig& cfg, uint64_t seed, ComputeType compute) {
-    std::mt19937_64 rng(seed);
-    std::normal_distribution<float> normal(0.f, 0.02f);
-    auto rand = [&](Shape s, float scale = 1.f) {
+    NormalDraws normal(seed);
+    auto rand = [&](Shape s) {
         Tensor t = Tensor::empty(DType::F32, std::move(s));
-        float* p = t.data<float>();
-        for (int64_t i = 0; i < t.numel(); ++i) p[i] = normal(rng) * scale;
+        normal.fill(t.data<float>(), t.numel(), 0.02f);
         return t;
     };
     auto ones = [&](int64_t n) {

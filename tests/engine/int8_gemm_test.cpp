@@ -100,7 +100,11 @@ TEST_P(Int8Gemm, GivesTheSameBitsAsTheAvx2Kernel) {
 TEST_P(Int8Gemm, StaysWithinTheQuantizationBoundOfFloat32) {
     set_cpu_threads(2);
     const auto [kernel, rows, in, out] = GetParam();
+    // The bound is on the quantization noise over many products; one or three products can
+    // land near zero by chance and make any relative bound a matter of the seed.
+    // EqualsTheIntegerProductOfTheQuantizedValues checks those shapes exactly.
     if (in < 32) GTEST_SKIP() << "too few inputs for a statistical bound";
+    if (rows * out < 16) GTEST_SKIP() << "too few products for a statistical bound";
     const std::vector<float> w = gaussian(size_t(out * in), 4, 0.05f), x = gaussian(size_t(rows * in), 5),
                              b = gaussian(size_t(out), 6, 0.1f);
     const QuantizedLinear q = quantize(w, out, in);

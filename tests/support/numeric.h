@@ -4,16 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <random>
 #include <vector>
+
+#include "engine/core/normal_draws.h"
 
 namespace precis::test {
 
 inline std::vector<float> gaussian(size_t n, uint32_t seed, float sigma = 1.f) {
-    std::mt19937 rng(seed);
-    std::normal_distribution<float> d(0.f, sigma);
     std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
+    NormalDraws(seed).fill(v.data(), int64_t(n), sigma);
     return v;
 }
 
