@@ -5,8 +5,9 @@
 //
 // Why not std::normal_distribution: its sequence differs between standard libraries, and
 // libstdc++'s draws each uniform through generate_canonical, which takes a long double
-// logarithm per call. That made random bart-base-shaped weights cost about 100 ns a value
-// (most of the time of the tests that build them, and several times more under the sanitizers).
+// logarithm per call. Drawing the numbers was most of the time of the tests that build
+// bart-base-shaped random weights: under the sanitizers the int8 encoder test took 66 s with
+// it and 24 s with this.
 #include <cmath>
 #include <cstdint>
 #include <random>
