@@ -89,10 +89,10 @@ ModelConfig shape_config(const std::string& shape, bool lsg, int max_positions) 
 
 // A linear layer of random weights [out, in] stored as the compute type stores the model's.
 LinearWeights random_linear(int64_t out, int64_t in, ComputeType compute) {
-    std::vector<float> w(size_t(out * in));
-    NormalDraws(7).fill(w.data(), out * in, 0.02f);
+    Tensor w = Tensor::empty(DType::F32, {out, in});
+    NormalDraws(7).fill(w.data<float>(), out * in, 0.02f);
     LinearWeights l;
-    l.weight = LinearWeights::stored_as(Tensor::from_floats({out, in}, w), compute, &l.scales);
+    l.weight = LinearWeights::stored_as(w, compute, &l.scales);
     l.bias = Tensor::zeros(DType::F32, {out});
     return l;
 }

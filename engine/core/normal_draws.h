@@ -10,6 +10,7 @@
 // it and 24 s with this.
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <random>
 
 namespace precis {
@@ -27,9 +28,9 @@ public:
         const double u1 = (double(gen_() >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]: log(u1) is finite
         const double u2 = double(gen_() >> 11) * 0x1.0p-53;          // [0, 1)
         const double r = std::sqrt(-2.0 * std::log(u1));
-        spare_ = r * std::sin(2.0 * M_PI * u2);
+        spare_ = r * std::sin(2.0 * std::numbers::pi * u2);
         have_spare_ = true;
-        return r * std::cos(2.0 * M_PI * u2);
+        return r * std::cos(2.0 * std::numbers::pi * u2);
     }
 
     // n draws scaled by sigma, written to out as float32.
