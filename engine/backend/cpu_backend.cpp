@@ -266,10 +266,10 @@ std::unique_ptr<Backend> make_cpu_backend() {
         // stays resident: oneDNN's sgemm allocates 1.5-5.3 MB of packing space on every
         // call and frees it at the end, and mapped afresh each time (the threshold was
         // 1 MB until 2026-11-29) those pages were faulted in and zeroed on every product.
-        // Measured on a 2-core AVX-512 VM, 32 documents of 128-1,024 tokens, 64 new tokens:
-        // bart-base fp32 beam 4 took 670-680k page faults and 13.5-14.2 s, now 25-28k and
-        // 12.6-12.7 s (peak 1,345 -> 1,375-1,383 MB); fp32 greedy 10.4-11.5 s -> 9.4-9.8 s;
-        // bart-large fp32 beam 4 41.6 -> 39.0 s (peak +36 MB); int8 within noise.
+        // Measured on a 2-core AVX-512 VM, 32 documents of 128-1,024 tokens, bart-base fp32
+        // beam 4, alternated with the 1 MB threshold: 670-690k page faults -> 36-40k, the
+        // encoding 6.17-6.34 s -> 5.47-5.65 s (2.5 TFLOP: 88 % of the VM's FMA ceiling),
+        // the batch 0.93-0.98x the time; peak memory +1-3 %. int8 is within noise.
         mallopt(M_MMAP_THRESHOLD, 8 << 20);
         mallopt(M_TRIM_THRESHOLD, 16 << 20);
     });
