@@ -94,8 +94,8 @@ TEST_P(Fp32Product, RepeatedProductsOfEncoderShapesFaultInNoFreshMemory) {
             }
         };
         // The heap settles over the first calls: glibc places each call's page-aligned
-        // blocks a little higher until the freed ones fit them (0 faults from the tenth
-        // call on, where the blocks mapped afresh fault in ~230 pages every call).
+        // blocks a little higher until the freed ones fit them (no faults from about the
+        // tenth call on; mapped afresh instead, the blocks fault in ~230 pages every call).
         for (int i = 0; i < 16; ++i) product();
         const long before = minor_page_faults();
         constexpr int kCalls = 8;
