@@ -121,30 +121,55 @@ size_t CrossMemory::bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType 
     return 0;
 }
 
+namespace {
+
+// Each layer's keys, values (and int8 scales) in turn, every piece on a cache line.
+struct CrossLayout {
+    DType stored;
+    size_t kv_bytes, scale_bytes;
+    size_t layer_bytes() const { return 2 * (kv_bytes + scale_bytes); }
+};
+
+CrossLayout cross_layout(int64_t S, int64_t heads, int64_t hd, ComputeType compute) {
+    const bool int8 = compute == ComputeType::Int8, fp32 = compute == ComputeType::Fp32;
+    const auto line = [](size_t bytes) { return (bytes + 63) / 64 * 64; };
+    CrossLayout c;
+    c.stored = int8 ? DType::I8 : fp32 ? DType::F32 : DType::F16;
+    c.kv_bytes = line(size_t(heads * S * hd) * dtype_size(c.stored));
+    c.scale_bytes = int8 ? line(size_t(heads * S) * sizeof(float)) : 0;
+    return c;
+}
+
+}  // namespace
+
+size_t cross_memories_bytes(int64_t S, int64_t heads, int64_t hd, ComputeType compute, size_t layers) {
+    return cross_layout(S, heads, hd, compute).layer_bytes() * layers;
+}
+
 std::vector<CrossMemory> project_cross_memories(Backend& be, const std::vector<const AttentionWeights*>& layers,
                                                 const float* memory, int64_t S, int64_t heads, int64_t hd,
-                                                ComputeType compute, Tensor& part) {
+                                                ComputeType compute, Tensor& part, std::shared_ptr<Tensor>* buffer) {
     const int64_t D = heads * hd;
     const bool int8 = compute == ComputeType::Int8, fp32 = compute == ComputeType::Fp32;
-    const DType stored = int8 ? DType::I8 : fp32 ? DType::F32 : DType::F16;
-    // Each layer's keys, values (and int8 scales) in turn, every piece on a cache line.
-    const auto line = [](size_t bytes) { return (bytes + 63) / 64 * 64; };
-    const size_t kv_bytes = line(size_t(heads * S * hd) * dtype_size(stored));
-    const size_t scale_bytes = int8 ? line(size_t(heads * S) * sizeof(float)) : 0;
-    const size_t layer_bytes = 2 * (kv_bytes + scale_bytes);
-    const auto buffer = std::make_shared<Tensor>(
-        Tensor::empty_written_whole(DType::U8, {int64_t(layer_bytes * layers.size())}));
+    const CrossLayout layout = cross_layout(S, heads, hd, compute);
+    const DType stored = layout.stored;
+    const size_t kv_bytes = layout.kv_bytes, scale_bytes = layout.scale_bytes, layer_bytes = layout.layer_bytes();
+    std::shared_ptr<Tensor> own;
+    std::shared_ptr<Tensor>& held = buffer ? *buffer : own;
+    if (!held || held->nbytes() < layer_bytes * layers.size())
+        held = std::make_shared<Tensor>(Tensor::empty_written_whole(DType::U8, {int64_t(layer_bytes * layers.size())}));
+    const std::shared_ptr<Tensor> kept = held;  // what every view keeps alive
     std::vector<CrossMemory> out;
     out.reserve(layers.size());
     for (size_t l = 0; l < layers.size(); ++l) {
-        uint8_t* base = buffer->data<uint8_t>() + l * layer_bytes;
+        uint8_t* base = kept->data<uint8_t>() + l * layer_bytes;
         CrossMemory m;
         m.S = S, m.heads = heads, m.hd = hd;
-        m.k = Tensor::view(stored, {heads, S, hd}, base, buffer);
-        m.v = Tensor::view(stored, {heads, S, hd}, base + kv_bytes, buffer);
+        m.k = Tensor::view(stored, {heads, S, hd}, base, kept);
+        m.v = Tensor::view(stored, {heads, S, hd}, base + kv_bytes, kept);
         if (int8) {
-            m.k_scales = Tensor::view(DType::F32, {heads, S}, base + 2 * kv_bytes, buffer);
-            m.v_scales = Tensor::view(DType::F32, {heads, S}, base + 2 * kv_bytes + scale_bytes, buffer);
+            m.k_scales = Tensor::view(DType::F32, {heads, S}, base + 2 * kv_bytes, kept);
+            m.v_scales = Tensor::view(DType::F32, {heads, S}, base + 2 * kv_bytes + scale_bytes, kept);
         }
         out.push_back(std::move(m));
     }

@@ -13,6 +13,7 @@
 // [S, D], a head's rows lie a model width apart: fp32 greedy and beam-4 steps over 16k
 // LSG tokens took 1.4-1.5x as long, in alternated runs.)
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "engine/core/tensor.h"
@@ -45,10 +46,15 @@ struct CrossMemory {
 // VM we measure on (varying run to run), against 2.6-2.75 s on huge pages.
 // The projection is made in parts of at most 512 rows on their way to the head-major
 // layout, so it never exists whole in [S, D]; `part` is that part's buffer, reused between
-// calls.
+// calls. `buffer` (optional): on entry a buffer to write into instead of allocating one, used
+// when it holds cross_memories_bytes() (DecoderState hands a leaving document's to the next
+// one, see there); on return the buffer the memories view.
 std::vector<CrossMemory> project_cross_memories(Backend& be, const std::vector<const AttentionWeights*>& layers,
                                                 const float* memory, int64_t S, int64_t heads, int64_t hd,
-                                                ComputeType compute, Tensor& part);
+                                                ComputeType compute, Tensor& part,
+                                                std::shared_ptr<Tensor>* buffer = nullptr);
+// The bytes of the one buffer project_cross_memories() puts `layers` layers' memories in.
+size_t cross_memories_bytes(int64_t S, int64_t heads, int64_t hd, ComputeType compute, size_t layers);
 
 // Rows [row0, row0 + rows) of a [S, heads * hd] float matrix into the same rows of a
 // [heads, S, hd] layout: as they are, rounded to half, or to int8 with scales [heads, S].

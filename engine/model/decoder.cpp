@@ -97,8 +97,9 @@ int DecoderState::join(const EncodedRow& document, int rows) {
     const float* memory = document.host_memory().data<float>();
     std::vector<const AttentionWeights*> layers;
     for (const DecoderLayerWeights& layer : w.decoder_layers) layers.push_back(&layer.cross_attn);
-    item.cross =
-        project_cross_memories(be_, layers, memory, document.memory_rows(), heads_, hd_, w.compute_type, part);
+    item.cross_buffer = take_spare_cross(document.memory_rows());
+    item.cross = project_cross_memories(be_, layers, memory, document.memory_rows(), heads_, hd_, w.compute_type,
+                                        part, &item.cross_buffer);
     for (int r = 0; r < rows; ++r) {
         item.cache_rows.push_back(free_.back());
         free_.pop_back();
@@ -119,9 +120,29 @@ void DecoderState::leave(int item) {
           "decoder: leave() names a document that is not there");
     Item& it = items_[size_t(item)];
     for (int r : it.cache_rows) free_.push_back(r);
-    it = Item{};
+    std::shared_ptr<Tensor> buffer = std::move(it.cross_buffer);
+    it = Item{};  // drops the views into the buffer
+    if (buffer && buffer.use_count() == 1) spare_cross_.push_back(std::move(buffer));
     order_.erase(std::find(order_.begin(), order_.end(), item));
     lay_out();
+}
+
+std::shared_ptr<Tensor> DecoderState::take_spare_cross(int64_t memory_rows) {
+    const size_t need = cross_memories_bytes(memory_rows, heads_, hd_, model_.weights().compute_type,
+                                             model_.weights().decoder_layers.size());
+    auto best = spare_cross_.end();
+    for (auto it = spare_cross_.begin(); it != spare_cross_.end(); ++it)
+        if ((*it)->nbytes() >= need && (best == spare_cross_.end() || (*it)->nbytes() < (*best)->nbytes())) best = it;
+    if (best == spare_cross_.end()) {
+        // None holds it: the document gets fresh memory, and the spares go first rather than
+        // being held beside it (the order is not longest first, or the spares are few).
+        spare_cross_.clear();
+        return nullptr;
+    }
+    std::shared_ptr<Tensor> buffer = std::move(*best);
+    spare_cross_.erase(best);
+    ++cross_buffers_reused_;
+    return buffer;
 }
 
 void DecoderState::lay_out() {
