@@ -61,8 +61,10 @@ public:
     // Beam reordering: row r continues the cache of row parents[r] (rows of one document).
     void reorder(const std::vector<int>& parents);
 
-    // How many joining documents took a departed one's cross-attention buffer (tests).
+    // How many joining documents took a departed one's cross-attention buffer, and how many
+    // such buffers are held now (tests).
     int cross_buffers_reused() const { return cross_buffers_reused_; }
+    int spare_cross_buffers() const { return int(spare_cross_.size()); }
 
     // On request (one row only): cross-attention weights of every later forward() are
     // summed, over layers, heads and positions, into sink[S] (S = the encoder memory rows).

@@ -45,7 +45,10 @@ protected:
         const int id = dec.join(first, 1);
         for (int64_t token : {2, 5}) dec.forward(&token, 1);
         dec.leave(id);
+        EXPECT_EQ(dec.spare_cross_buffers(), 1);
         dec.join(second, 1);
+        // Taken, or let go before fresh memory was taken: no spare is held beside the newcomer.
+        EXPECT_EQ(dec.spare_cross_buffers(), 0);
         std::vector<float> out = three_steps(dec);
         reused = dec.cross_buffers_reused();
         return out;
