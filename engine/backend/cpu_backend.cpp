@@ -269,7 +269,7 @@ std::unique_ptr<Backend> make_cpu_backend() {
         // Measured on a 2-core AVX-512 VM, 32 documents of 128-1,024 tokens, bart-base fp32
         // beam 4, alternated with the 1 MB threshold: 670-690k page faults -> 36-40k, the
         // encoding 6.17-6.34 s -> 5.47-5.65 s (2.5 TFLOP: 88 % of the VM's FMA ceiling),
-        // the batch 0.93-0.98x the time; peak memory +1-3 %. int8 is within noise.
+        // the batch 0.91-0.98x the time; peak memory +1-3 %. int8 is within noise.
         mallopt(M_MMAP_THRESHOLD, 8 << 20);
         mallopt(M_TRIM_THRESHOLD, 16 << 20);
     });
