@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "engine/core/error.h"
@@ -20,6 +21,17 @@ constexpr int kMinChunk = 128;      // keys per CTA at least (shorter chunks cos
 constexpr int kCtasPerSm = 4;       // enough CTAs of partial_kernel to fill the GPU
 constexpr int kQueriesPerPass = 8;  // queries held in registers at once, at most
 constexpr int kMaxPerLane = 4;      // head_dim / 32, up to 128
+
+// Value rows read whole (the vector-values path, for fp16/bf16 at head size 64): a value row
+// is 128 bytes, eight 16-byte vectors, so lanes 8s..8s+7 take one row and a load instruction
+// brings four whole rows; a lane's eight loads bring the batch's 32 rows, all issued with the
+// batch's keys, before any score is known. The other path reads two bytes a lane, eight rows
+// at a time, after the scores: five waits on memory a batch instead of one. A lane then sums
+// its eight columns over its rows (s, s + 4, ...) and the four row sets are added at the end.
+constexpr int kVecHeadDim = 64;
+constexpr int kVecLanesPerRow = kVecHeadDim / 8;       // 8
+constexpr int kVecRowsPerLoad = 32 / kVecLanesPerRow;  // 4
+constexpr int kVecLoads = 32 / kVecRowsPerLoad;        // 8
 
 
 // Partial result of one CTA's keys for one (query row, head): running max m, sum l and the
@@ -41,9 +53,12 @@ struct PartLayout {
 //
 // NQ, the queries of a pass, is the group rounded up to a compiled size: a pass of 8 for one
 // query (the encoder's global row, greedy decoding) would score 7 zero queries per key.
-template <class T, int NQ>
+// VecV: values read whole rows at a time (kVecHeadDim above; fp16/bf16, head_dim 64 only).
+template <class T, int NQ, bool VecV>
 __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArgs a, PartLayout lay, float* parts,
                                                               bool vector_rows) {
+    static_assert(!VecV || sizeof(T) == 2, "whole value rows are read as 16-byte vectors of 2-byte values");
+    constexpr int kAcc = VecV ? 8 : kMaxPerLane;  // a lane's output columns: 8 of its row slice, or lane + 32i
     __shared__ float qs[NQ][32 * kMaxPerLane];
     __shared__ float wm[kWarps][NQ], wl[kWarps][NQ];
     __shared__ float wacc[kWarps][NQ][32 * kMaxPerLane];
@@ -64,17 +79,29 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
             qs[g][c] = g < ng ? to_f(q[row * a.q_stride + int64_t(h) * hd + c]) : 0.f;
         }
         __syncthreads();
-        float acc[NQ][kMaxPerLane], m[NQ], l[NQ];
+        float acc[NQ][kAcc], m[NQ], l[NQ];
 #pragma unroll
         for (int g = 0; g < NQ; ++g) {
 #pragma unroll
-            for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] = 0.f;
+            for (int i = 0; i < kAcc; ++i) acc[g][i] = 0.f;
             m[g] = -INFINITY;
             l[g] = 0.f;
         }
         for (int base = j0 + 32 * warp; base < j1; base += 32 * kWarps) {
             const int j = base + lane, batch = min(32, j1 - base);
             const bool valid = lane < batch;
+            // VecV: the batch's value rows, requested before its keys are scored.
+            uint4 vraw[VecV ? kVecLoads : 1];
+            if constexpr (VecV) {
+                const int sub = lane / kVecLanesPerRow, col = (lane % kVecLanesPerRow) * 8;
+#pragma unroll
+                for (int i = 0; i < kVecLoads; ++i) {
+                    const int r = sub + kVecRowsPerLoad * i;
+                    vraw[i] = r < batch ? *reinterpret_cast<const uint4*>(v + int64_t(begin + base + r) * a.kv_stride +
+                                                                          int64_t(h) * hd + col)
+                                        : make_uint4(0u, 0u, 0u, 0u);
+                }
+            }
             float dot[NQ];
 #pragma unroll
             for (int g = 0; g < NQ; ++g) dot[g] = 0.f;
@@ -146,30 +173,50 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
                 for (int o = 16; o > 0; o >>= 1) bs += __shfl_xor_sync(0xffffffffu, bs, o);
                 l[g] = l[g] * corr + bs;
 #pragma unroll
-                for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] *= corr;
+                for (int i = 0; i < kAcc; ++i) acc[g][i] *= corr;
                 m[g] = m_new;
             }
-            // Eight value rows at a time: their loads are all issued before any is used.
-            constexpr int kRows = 8;
-            for (int j8 = 0; j8 < batch; j8 += kRows) {
-                float vx[kRows][kMaxPerLane];
+            if constexpr (VecV) {
+                // Row r of the batch is weighed by lane r's weight (0 past the batch, whose rows
+                // were loaded as zeros).
+                const int sub = lane / kVecLanesPerRow;
 #pragma unroll
-                for (int u = 0; u < kRows; ++u) {
-                    const T* vrow = v + int64_t(begin + base + j8 + u) * a.kv_stride + int64_t(h) * hd;
+                for (int i = 0; i < kVecLoads; ++i) {
+                    const T* e = reinterpret_cast<const T*>(&vraw[i]);
+                    float vx[8];
 #pragma unroll
-                    for (int i = 0; i < kMaxPerLane; ++i) {
-                        const int c = lane + 32 * i;
-                        vx[u][i] = j8 + u < batch && i < per_lane && c < hd ? to_f(vrow[c]) : 0.f;
-                    }
-                }
-#pragma unroll
-                for (int u = 0; u < kRows; ++u) {
+                    for (int x = 0; x < 8; ++x) vx[x] = to_f(e[x]);
 #pragma unroll
                     for (int g = 0; g < NQ; ++g) {
                         if (g >= ng) break;
-                        const float pj = __shfl_sync(0xffffffffu, w[g], (j8 + u) & 31);  // 0 past the batch
+                        const float pj = __shfl_sync(0xffffffffu, w[g], sub + kVecRowsPerLoad * i);
 #pragma unroll
-                        for (int i = 0; i < kMaxPerLane; ++i) acc[g][i] = fmaf(pj, vx[u][i], acc[g][i]);
+                        for (int x = 0; x < 8; ++x) acc[g][x] = fmaf(pj, vx[x], acc[g][x]);
+                    }
+                }
+            } else {
+                // Eight value rows at a time: their loads are all issued before any is used.
+                constexpr int kRows = 8;
+                for (int j8 = 0; j8 < batch; j8 += kRows) {
+                    float vx[kRows][kMaxPerLane];
+#pragma unroll
+                    for (int u = 0; u < kRows; ++u) {
+                        const T* vrow = v + int64_t(begin + base + j8 + u) * a.kv_stride + int64_t(h) * hd;
+#pragma unroll
+                        for (int i = 0; i < kMaxPerLane; ++i) {
+                            const int c = lane + 32 * i;
+                            vx[u][i] = j8 + u < batch && i < per_lane && c < hd ? to_f(vrow[c]) : 0.f;
+                        }
+                    }
+#pragma unroll
+                    for (int u = 0; u < kRows; ++u) {
+#pragma unroll
+                        for (int g = 0; g < NQ; ++g) {
+                            if (g >= ng) break;
+                            const float pj = __shfl_sync(0xffffffffu, w[g], (j8 + u) & 31);  // 0 past the batch
+#pragma unroll
+                            for (int i = 0; i < kAcc; ++i) acc[g][i] = fmaf(pj, vx[u][i], acc[g][i]);
+                        }
                     }
                 }
             }
@@ -177,10 +224,29 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
         // The CTA's four warps become one part: fewer parts for the merge to read.
         if (lane == 0)
             for (int g = 0; g < NQ; ++g) wm[warp][g] = m[g], wl[warp][g] = l[g];
+        if constexpr (VecV) {
+            // The four row sets' sums of each column (lanes l, l^8, l^16, l^24), then lanes
+            // 0..7 hold the warp's 64 columns, eight each.
 #pragma unroll
-        for (int g = 0; g < NQ; ++g)
+            for (int g = 0; g < NQ; ++g)
 #pragma unroll
-            for (int i = 0; i < kMaxPerLane; ++i) wacc[warp][g][lane + 32 * i] = acc[g][i];
+                for (int x = 0; x < 8; ++x) {
+                    float t = acc[g][x];
+                    t += __shfl_xor_sync(0xffffffffu, t, 8);
+                    t += __shfl_xor_sync(0xffffffffu, t, 16);
+                    acc[g][x] = t;
+                }
+            if (lane < kVecLanesPerRow)
+#pragma unroll
+                for (int g = 0; g < NQ; ++g)
+#pragma unroll
+                    for (int x = 0; x < 8; ++x) wacc[warp][g][lane * 8 + x] = acc[g][x];
+        } else {
+#pragma unroll
+            for (int g = 0; g < NQ; ++g)
+#pragma unroll
+                for (int i = 0; i < kMaxPerLane; ++i) wacc[warp][g][lane + 32 * i] = acc[g][i];
+        }
         __syncthreads();
         for (int e = threadIdx.x; e < ng * hd; e += blockDim.x) {
             const int g = e / hd, c = e % hd;
@@ -265,23 +331,36 @@ __global__ void __launch_bounds__(kMergeThreads) merge_kernel(MemoryAttentionArg
     }
 }
 
+template <class T, bool VecV>
+void launch_partial(const MemoryAttentionArgs& a, dim3 grid, const PartLayout& lay, float* parts, bool vector_rows,
+                    cudaStream_t stream) {
+    if (a.group == 1)
+        partial_kernel<T, 1, VecV><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else if (a.group == 2)
+        partial_kernel<T, 2, VecV><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else if (a.group <= 4)
+        partial_kernel<T, 4, VecV><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else if (a.group == 5)  // five beams, the paper's setting
+        partial_kernel<T, 5, VecV><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    else
+        partial_kernel<T, kQueriesPerPass, VecV><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+}
+
 template <class T>
-void launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, cudaStream_t stream) {
+void launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, bool vector_values,
+            cudaStream_t stream) {
     const PartLayout lay{chunks, a.head_dim, chunk};
     // Key rows are read 8 values (16 bytes for fp16/bf16) at a time where every row allows it.
     const bool vector_rows = sizeof(T) == 2 && a.head_dim % 8 == 0 && a.kv_stride % 8 == 0 &&
                              reinterpret_cast<uintptr_t>(a.k) % 16 == 0;
     const dim3 grid(unsigned(chunks), unsigned(a.heads), unsigned(a.items));
-    if (a.group == 1)
-        partial_kernel<T, 1><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
-    else if (a.group == 2)
-        partial_kernel<T, 2><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
-    else if (a.group <= 4)
-        partial_kernel<T, 4><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
-    else if (a.group == 5)  // five beams, the paper's setting
-        partial_kernel<T, 5><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
-    else
-        partial_kernel<T, kQueriesPerPass><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
+    bool whole_value_rows = false;
+    if constexpr (sizeof(T) == 2) {
+        whole_value_rows = vector_values && vector_rows && a.head_dim == kVecHeadDim &&
+                           reinterpret_cast<uintptr_t>(a.v) % 16 == 0;
+        if (whole_value_rows) launch_partial<T, true>(a, grid, lay, parts, vector_rows, stream);
+    }
+    if (!whole_value_rows) launch_partial<T, false>(a, grid, lay, parts, vector_rows, stream);
     PRECIS_CUDA_LAUNCHED();
     merge_kernel<T><<<dim3(unsigned(a.heads), unsigned(a.items * a.group)), kMergeThreads,
                        size_t(lay.parts) * sizeof(float), stream>>>(a, lay, parts);
@@ -289,6 +368,11 @@ void launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, c
 }
 
 }  // namespace
+
+bool MemoryAttention::vector_values_by_default() {
+    const char* env = std::getenv("PRECIS_CUDA_VECTOR_VALUES");
+    return env && std::string(env) == "1";
+}
 
 void MemoryAttention::run(const MemoryAttentionArgs& a, cudaStream_t stream) {
     check(a.p == Precision::F32 || a.p == Precision::F16 || a.p == Precision::BF16,
@@ -318,9 +402,9 @@ void MemoryAttention::run(const MemoryAttentionArgs& a, cudaStream_t stream) {
     partials_.reserve(bytes);
     float* parts = partials_.as<float>();
     switch (a.p) {
-        case Precision::F32: launch<float>(a, chunks, chunk, parts, stream); break;
-        case Precision::F16: launch<__half>(a, chunks, chunk, parts, stream); break;
-        case Precision::BF16: launch<__nv_bfloat16>(a, chunks, chunk, parts, stream); break;
+        case Precision::F32: launch<float>(a, chunks, chunk, parts, vector_values_, stream); break;
+        case Precision::F16: launch<__half>(a, chunks, chunk, parts, vector_values_, stream); break;
+        case Precision::BF16: launch<__nv_bfloat16>(a, chunks, chunk, parts, vector_values_, stream); break;
     }
 }
 

@@ -40,7 +40,17 @@ public:
     // Argument checks first (precis::Error), then two launches on `stream`. head_dim <= 128.
     void run(const MemoryAttentionArgs& a, cudaStream_t stream);
 
+    // How fp16/bf16 value rows of head size 64 are read: whole rows, 16 bytes a lane, issued
+    // with the keys (true), or two bytes a lane after the scores (false). Both give the same
+    // attention up to float rounding. Whole rows are written for the many documents' decoding
+    // step, whose cross-attention reads every document's memory each step, and are not yet
+    // measured on a GPU: on only where PRECIS_CUDA_VECTOR_VALUES=1 until a device run
+    // shows them correct and faster (tools/gpu/README.md).
+    static bool vector_values_by_default();
+    void set_vector_values(bool on) { vector_values_ = on; }
+
 private:
+    bool vector_values_ = vector_values_by_default();
     DeviceBuffer partials_;  // per (query row, head, part): max, sum, unnormalized output
     int sm_count_ = 0;       // the device's multiprocessors, asked once
 };

@@ -43,7 +43,8 @@
 #                               PRECIS_GPU_DOCS_TIMEOUT=150 per Precis run, PRECIS_GPU_DOCS_MODEL=DIR,
 #                               PRECIS_GPU_DOCS_TRACE=N (device time per kernel, N documents N at a time),
 #                               PRECIS_GPU_DOCS_DEVICE=cuda, PRECIS_GPU_DOCS_ATTENTION="--attention ..."
-#                               (skip "docs", or "hf-docs" for its HF part only)
+#                               (skip "docs", or "hf-docs" for its HF part only, "docs-vv" for the
+#                               auto run again with PRECIS_CUDA_VECTOR_VALUES=1)
 #   PRECIS_GPU_BUDGET_BOOK=90   the "book" phase (a 100,000-token book in sections: README.md);
 #                               PRECIS_GPU_BOOK_DTYPE=fp16, PRECIS_GPU_BOOK_NEW_TOKENS=128
 #   PRECIS_GPU_PROFILE=1        also a per-kernel profile of one short 4k cell (profile/; nsys,
@@ -574,6 +575,9 @@ except Exception:
     if [ -x "$BENCH" ]; then
         docs_precis precis-auto "$WORK/docs.jsonl" auto
         docs_precis precis-1 "$WORK/docs-serial.jsonl" 1
+        # The cross-attention's whole-row value reads (kernels/ops/cross_attention.h), off by
+        # default until measured: the same auto run with them on, beside the first.
+        skipped docs-vv || PRECIS_CUDA_VECTOR_VALUES=1 docs_precis precis-auto-vv "$WORK/docs.jsonl" auto
     else
         say "no precis-bench in the bundle: no Precis side"
     fi

@@ -261,6 +261,12 @@ def many_documents():
         same = sum(1 for x, y in zip(a, s1) if x == y)
         w("* Precis's ids, one at a time against auto, on the %d documents both ran: %d identical%s." % (
             len(s1), same, "" if same == len(s1) else " (fp16 products over other batch shapes may round apart)"))
+    vv = next((r[2] for r in rows if r[3] == "precis-auto-vv" and r[2]), None)
+    if auto and vv and rate(auto) and rate(vv):
+        same = sum(1 for x, y in zip(auto.get("ids") or [], vv.get("ids") or []) if x == y)
+        w("* Cross-attention with whole value rows (PRECIS_CUDA_VECTOR_VALUES=1, auto-vv): **%.3fx** auto's rate "
+          "(%.2f against %.2f s); ids identical on %d of %d documents." % (
+              rate(vv) / rate(auto), vv["seconds"], auto["seconds"], same, len(auto.get("ids") or [])))
     if hf_setup:
         w("* HF setup: %s" % json.dumps({k: v for k, v in hf_setup.items() if k != "model"}))
     if read(D + "/NOT-RUN.txt"):

@@ -6,12 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/core/error.h"
@@ -47,6 +49,53 @@ std::vector<double> reference_attend(const float* q, const float* k, const float
 // rounded through bf16 as well and the bound then measures the kernel's arithmetic.
 std::vector<float> comparable_reference(Precision p, const std::vector<float>& ref) {
     return p == Precision::BF16 ? test::rounded_to(p, ref) : ref;
+}
+
+// A memory attention on the host: item i's queries are rows [i * group, (i + 1) * group) of
+// q, its keys, values and additive mask rows [offsets[i], offsets[i + 1]) of k, v and mask.
+struct MemoryCase {
+    Precision p = Precision::F32;
+    int heads = 0, hd = 0, group = 0;
+    std::vector<int32_t> offsets;
+    std::vector<float> q, k, v, mask;
+    int items() const { return int(offsets.size()) - 1; }
+    int64_t dim() const { return int64_t(heads) * hd; }
+    float scale() const { return 1.f / std::sqrt(float(hd)); }
+};
+
+std::vector<float> reference_memory_attention(const MemoryCase& c) {
+    const int64_t D = c.dim();
+    std::vector<float> ref(c.q.size());
+    for (int r = 0; r < c.items() * c.group; ++r) {
+        const int item = r / c.group;
+        const int64_t b = c.offsets[size_t(item)], n = c.offsets[size_t(item) + 1] - b;
+        for (int h = 0; h < c.heads; ++h) {
+            const size_t qa = size_t(r) * D + size_t(h) * c.hd, ma = size_t(b) * D + size_t(h) * c.hd;
+            const auto o = reference_attend(c.q.data() + qa, c.k.data() + ma, c.v.data() + ma, D, n,
+                                            c.mask.data() + b, c.scale(), c.hd);
+            for (int x = 0; x < c.hd; ++x) ref[qa + size_t(x)] = float(o[size_t(x)]);
+        }
+    }
+    return ref;
+}
+
+// The same on the device, its value rows read whole or not (MemoryAttention::set_vector_values).
+std::vector<float> device_memory_attention(const MemoryCase& c, bool whole_rows) {
+    cuda::DeviceBuffer dq = test::upload_as(c.p, c.q), dk = test::upload_as(c.p, c.k), dv = test::upload_as(c.p, c.v);
+    cuda::DeviceBuffer doff = cuda::upload(c.offsets), dmask = cuda::upload(c.mask);
+    cuda::DeviceBuffer dout(c.q.size() * cuda::bytes_of(c.p));
+    cuda::MemoryAttentionArgs a;
+    a.p = c.p;
+    a.q = dq.get(), a.q_stride = c.dim(), a.items = c.items(), a.group = c.group;
+    a.offsets = doff.as<int32_t>();
+    for (int i = 0; i < c.items(); ++i) a.max_keys = std::max(a.max_keys, c.offsets[size_t(i) + 1] - c.offsets[size_t(i)]);
+    a.k = dk.get(), a.v = dv.get(), a.kv_stride = c.dim(), a.mask = dmask.as<float>();
+    a.heads = c.heads, a.head_dim = c.hd, a.scale = c.scale(), a.out = dout.get(), a.out_stride = c.dim();
+    cuda::MemoryAttention attention;
+    attention.set_vector_values(whole_rows);
+    attention.run(a, nullptr);
+    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+    return test::download_as_f32(c.p, dout.get(), c.q.size());
 }
 
 class DecoderAttention : public ::testing::TestWithParam<Precision> {};
@@ -115,58 +164,66 @@ TEST_P(DecoderAttention, AppendThenCausalSelfAttentionOverALongCache) {
 
 TEST_P(DecoderAttention, CrossAttentionStreamsLongMemoriesAndMasksToExactlyZero) {
     PRECIS_REQUIRE_GPU();
-    const Precision p = GetParam();
-    const int heads = 2, hd = 64, D = heads * hd;
-    const float scale = 1.f / std::sqrt(float(hd));
+    MemoryCase c;
+    c.p = GetParam();
+    c.heads = 2, c.hd = 64;
+    const int64_t D = c.dim();
     const float lowest = std::numeric_limits<float>::lowest();
     // Item 0: 17000 keys (many tiles), its first 100 masked (the running max starts at the
     // mask value). Item 1: 5 keys, fewer than a tile, one masked in the middle.
-    const std::vector<int32_t> offsets{0, 17000, 17005};
-    const int items = 2, total = offsets.back();
-    std::vector<float> mask(size_t(total), 0.f);
-    for (int j = 0; j < 100; ++j) mask[size_t(j)] = lowest;
-    for (int j = 5000; j < 5200; ++j) mask[size_t(j)] = lowest;
-    for (int j = 8000; j < 9000; ++j) mask[size_t(j)] = -1.5f;  // an ordinary additive mask
-    mask[17002] = lowest;
-    const std::vector<float> km = test::rounded_to(p, test::gaussian(size_t(total) * D, 21));
-    std::vector<float> vm = test::gaussian(km.size(), 22);
+    c.offsets = {0, 17000, 17005};
+    const int total = c.offsets.back();
+    c.mask.assign(size_t(total), 0.f);
+    for (int j = 0; j < 100; ++j) c.mask[size_t(j)] = lowest;
+    for (int j = 5000; j < 5200; ++j) c.mask[size_t(j)] = lowest;
+    for (int j = 8000; j < 9000; ++j) c.mask[size_t(j)] = -1.5f;  // an ordinary additive mask
+    c.mask[17002] = lowest;
+    c.k = test::rounded_to(c.p, test::gaussian(size_t(total) * D, 21));
+    c.v = test::gaussian(c.k.size(), 22);
     for (int j : {0, 50, 5100, 17002})  // masked rows with large values: any weight on them shows
-        for (int d = 0; d < D; ++d) vm[size_t(j) * D + d] = 1000.f;
-    vm = test::rounded_to(p, vm);
+        for (int d = 0; d < D; ++d) c.v[size_t(j) * D + d] = 1000.f;
+    c.v = test::rounded_to(c.p, c.v);
     // Beams per document: each compiled pass size (1, 2, 4, 5, 8), a group rounded up to one
-    // (3), and a group over two passes (9).
-    for (int group : {1, 2, 3, 5, 9}) {
-        SCOPED_TRACE(::testing::Message() << "group " << group);
-        const int rows = items * group;
-        const std::vector<float> q = test::rounded_to(p, test::gaussian(size_t(rows) * D, 23, 2.f));
+    // (3), and a group over two passes (9); value rows read either way (cross_attention.h).
+    for (auto [group, whole_rows] : {std::pair{1, false}, std::pair{2, false}, std::pair{3, false},
+                                     std::pair{5, false}, std::pair{9, false}, std::pair{1, true},
+                                     std::pair{3, true}, std::pair{5, true}, std::pair{9, true}}) {
+        SCOPED_TRACE(::testing::Message() << "group " << group << " whole value rows " << whole_rows);
+        c.group = group;
+        c.q = test::rounded_to(c.p, test::gaussian(size_t(c.items() * group) * D, 23, 2.f));
+        EXPECT_LE(test::normalized_error(device_memory_attention(c, whole_rows),
+                                         comparable_reference(c.p, reference_memory_attention(c))),
+                  test::op_tolerance(c.p));
+    }
+}
 
-        cuda::DeviceBuffer dq = test::upload_as(p, q), dk = test::upload_as(p, km), dv = test::upload_as(p, vm);
-        cuda::DeviceBuffer doff = cuda::upload(offsets), dmask = cuda::upload(mask);
-        cuda::DeviceBuffer dout(q.size() * cuda::bytes_of(p));
-        cuda::MemoryAttentionArgs a;
-        a.p = p;
-        a.q = dq.get(), a.q_stride = D, a.items = items, a.group = group;
-        a.offsets = doff.as<int32_t>(), a.max_keys = 17000;
-        a.k = dk.get(), a.v = dv.get(), a.kv_stride = D, a.mask = dmask.as<float>();
-        a.heads = heads, a.head_dim = hd, a.scale = scale, a.out = dout.get(), a.out_stride = D;
-        cuda::MemoryAttention attention;
-        attention.run(a, nullptr);
-        PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
-
-        std::vector<float> ref(q.size());
-        for (int r = 0; r < rows; ++r) {
-            const int item = r / group;
-            const int64_t b = offsets[size_t(item)], n = offsets[size_t(item) + 1] - b;
-            for (int h = 0; h < heads; ++h) {
-                const size_t qa = size_t(r) * D + size_t(h) * hd;
-                const size_t ma = size_t(b) * D + size_t(h) * hd;
-                const auto o = reference_attend(q.data() + qa, km.data() + ma, vm.data() + ma, D, n,
-                                                mask.data() + b, scale, hd);
-                for (int c = 0; c < hd; ++c) ref[qa + size_t(c)] = float(o[size_t(c)]);
-            }
-        }
-        const auto got = test::download_as_f32(p, dout.get(), q.size());
-        EXPECT_LE(test::normalized_error(got, comparable_reference(p, ref)), test::op_tolerance(p));
+// The many-documents decoding step: 48 documents of 1 to 2,900 keys, four beams each, 12
+// heads (576 pairs: four CTAs a multiprocessor on a 132-SM card, so each (document, head) is
+// one chunk, read by one CTA), batches that end part way, and masked keys; both ways of
+// reading the value rows.
+TEST_P(DecoderAttention, ManyDocumentsEachAttendToTheirOwnMemoryOnBothValuePaths) {
+    PRECIS_REQUIRE_GPU();
+    MemoryCase c;
+    c.p = GetParam();
+    c.heads = 12, c.hd = 64, c.group = 4;
+    const int items = 48;
+    c.offsets = {0};
+    std::mt19937 rng(41);
+    for (int i = 0; i < items; ++i) {
+        const int keys = i == 0 ? 1 : i == 1 ? 33 : i == 2 ? 2900 : 1 + int(rng() % 1600u);
+        c.offsets.push_back(c.offsets.back() + keys);
+    }
+    const int total = c.offsets.back();
+    c.mask.assign(size_t(total), 0.f);
+    for (int j = 0; j < total; j += 7) c.mask[size_t(j)] = -2.f;
+    for (int i = 1; i < items; ++i) c.mask[size_t(c.offsets[size_t(i)]) + 1] = std::numeric_limits<float>::lowest();
+    c.k = test::rounded_to(c.p, test::gaussian(size_t(total) * c.dim(), 51));
+    c.v = test::rounded_to(c.p, test::gaussian(c.k.size(), 52));
+    c.q = test::rounded_to(c.p, test::gaussian(size_t(items * c.group) * c.dim(), 53, 2.f));
+    const std::vector<float> ref = comparable_reference(c.p, reference_memory_attention(c));
+    for (bool whole_rows : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "whole value rows " << whole_rows);
+        EXPECT_LE(test::normalized_error(device_memory_attention(c, whole_rows), ref), test::op_tolerance(c.p));
     }
 }
 
