@@ -599,18 +599,23 @@ except Exception:
         [ -x "$BENCH" ] && docs_precis "precis-$b" "$WORK/docs.jsonl" "$b"
     done
     # PRECIS_GPU_DOCS_TRACE=N: the device time per kernel of N documents run N at a time
-    # (the bundle's CUPTI tracer), in docs/trace-kernels.md: where a batched step's time goes.
-    if [ -n "${PRECIS_GPU_DOCS_TRACE:-}" ] && [ -f "$BUNDLE/lib/libprecis-kernel-trace.so" ]; then
+    # (the bundle's CUPTI tracer), in docs/trace-kernels.md: where a batched step's time goes;
+    # then the same with whole value rows (trace-kernels-vv.md) unless docs-vv is skipped.
+    docs_trace() {  # suffix
+        local l
         l=$(docs_limit 90)
-        if [ "$l" -gt 0 ]; then
-            head -n "$PRECIS_GPU_DOCS_TRACE" "$WORK/docs.jsonl" >"$WORK/docs-trace.jsonl"
-            # shellcheck disable=SC2086
-            LD_PRELOAD="$BUNDLE/lib/libprecis-kernel-trace.so" PRECIS_KERNEL_TRACE="$D/trace-kernels.md" \
-                bounded "$l" "$BENCH" --docs "$WORK/docs-trace.jsonl" --model "$MODEL" --max-positions "$DOCS_MAX" \
-                $DOCS_ATTENTION --compute-type fp32 --device "$DOCS_DEVICE" --dtype fp16 --beams "$DOCS_BEAMS" \
-                --new-tokens "$DOCS_TOKENS" --batch-size "$PRECIS_GPU_DOCS_TRACE" --json >"$D/trace.json" 2>"$D/trace.log"
-            say "docs trace: rc $?"; head -40 "$D/trace-kernels.md"
-        fi
+        [ "$l" -gt 0 ] || { say "docs trace$1: not run (budget spent)"; return; }
+        head -n "$PRECIS_GPU_DOCS_TRACE" "$WORK/docs.jsonl" >"$WORK/docs-trace.jsonl"
+        # shellcheck disable=SC2086
+        LD_PRELOAD="$BUNDLE/lib/libprecis-kernel-trace.so" PRECIS_KERNEL_TRACE="$D/trace-kernels$1.md" \
+            bounded "$l" "$BENCH" --docs "$WORK/docs-trace.jsonl" --model "$MODEL" --max-positions "$DOCS_MAX" \
+            $DOCS_ATTENTION --compute-type fp32 --device "$DOCS_DEVICE" --dtype fp16 --beams "$DOCS_BEAMS" \
+            --new-tokens "$DOCS_TOKENS" --batch-size "$PRECIS_GPU_DOCS_TRACE" --json >"$D/trace$1.json" 2>"$D/trace$1.log"
+        say "docs trace$1: rc $?"; head -40 "$D/trace-kernels$1.md"
+    }
+    if [ -n "${PRECIS_GPU_DOCS_TRACE:-}" ] && [ -f "$BUNDLE/lib/libprecis-kernel-trace.so" ]; then
+        docs_trace ""
+        skipped docs-vv || PRECIS_CUDA_VECTOR_VALUES=1 docs_trace -vv
     fi
     say "many documents: $(($(date +%s) - t0))s"
     checkpoint
