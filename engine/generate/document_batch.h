@@ -2,14 +2,15 @@
 // Many documents generated together (continuous batching): documents are taken longest
 // first; each is encoded when there is room for it (those joining together in one encoder
 // call) and joins the decoder's step; a finished document leaves at once and the next
-// waiting one takes its rows, so the step stays full. Every document keeps its own generation settings (beams, lengths, logits
-// processors, length penalty, early stopping) with HuggingFace's semantics, and gets the
-// ids it would get generated alone.
+// waiting one takes its rows, so the step stays full. Every document keeps its own
+// generation settings (beams, lengths, logits processors, length penalty, early stopping)
+// with HuggingFace's semantics, and gets the ids it would get generated alone.
 //
-// On the CPU the step is one DecoderState over every document present. A backend that runs
-// whole generations on its device (the CUDA runner) gets the same documents in the same
-// order as batches of the runner's own generate(), grouped under a token budget; either way
-// the planning (batch_plan.h), the search rules and the results are this code's.
+// The loop is written once for both devices: the step runs through a BatchDecoder
+// (batch_decoder.h), the CPU's DecoderState or the device runner's slot decoder, and the
+// planning (batch_plan.h), the search rules, the beams' bookkeeping and the results are this
+// code's. On a device, running out of its memory halves the batch too; a device that fails
+// hands every document not yet finished to the CPU, which goes on, and says so once.
 #include <cstdint>
 #include <functional>
 #include <string>

@@ -5,10 +5,12 @@
 // run_encoder() and generate() go through it when the backend has one, and fall back to the
 // CPU ops, with one line saying so, when the device fails (out of memory, a CUDA error).
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "engine/backend/backend.h"
 #include "engine/core/error.h"
+#include "engine/generate/batch_decoder.h"
 #include "engine/generate/generation.h"
 #include "engine/model/encoder.h"
 
@@ -25,10 +27,19 @@ struct RunnerStats {
     // what the host adds to a step (launches, copies, the beams' bookkeeping).
     int decode_steps = 0;
     double decode_wall_seconds = 0, decode_device_seconds = 0, decode_layers_seconds = 0;
-    // The same summed over every generation since reset_stats() (many documents run as
-    // several batches, each its own generation).
+    // The same summed over every generation and every batch decoder's steps since
+    // reset_stats().
     int64_t decode_steps_total = 0;
     double decode_wall_total_seconds = 0, decode_device_total_seconds = 0, decode_layers_total_seconds = 0;
+};
+
+// What a continuous batch asks of a runner's batch decoder (batch_decoder.h).
+struct BatchDecoderShape {
+    int documents = 1;        // at once: one slot each
+    int beams = 1;            // rows of each document: every document that joins has this many
+    int max_length = 0;       // longest sequence, start token included
+    int64_t memory_rows = 0;  // the first documents' encoder rows together: sizes the keys' pool
+                              // up front (a hint; it grows when a document needs more)
 };
 
 class ModelRunner {
@@ -50,6 +61,14 @@ public:
                                  const RunCallbacks& callbacks, bool keep_layer_states) = 0;
     virtual GenerationResult generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
                                       const RunCallbacks& callbacks, bool keep_step_scores) = 0;
+    // The decoder of a continuous batch on the device: documents of shape.beams rows join and
+    // leave it between steps (the batch loop, document_batch.cpp). Its calls throw
+    // DeviceFailure (DeviceOutOfMemory when memory ran out) as generate() does.
+    virtual std::unique_ptr<BatchDecoder> batch_decoder(const Model& model, const BatchDecoderShape& shape) = 0;
+    // A batch decoder's scores were not finite (NonFiniteScores): the model's activations
+    // overflow the precision it runs in. Moves to one that holds them and says so (true: the
+    // documents are encoded and decoded again), or false when there is none to move to.
+    virtual bool widen_after_overflow(const RunCallbacks& /*callbacks*/) { return false; }
 };
 
 // Runs `on_device` on the backend's runner when it has one and `eligible`; when the device

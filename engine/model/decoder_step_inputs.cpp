@@ -4,11 +4,12 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/model/decoder_slots.h"
 
 namespace precis {
 
-void stage_step_inputs(const int64_t* tokens, int64_t n, int64_t vocab, int length, int32_t* out) {
-    check(n >= 0 && length >= 0, "decoder: negative step size or cache length");
+void stage_step_inputs(const int64_t* tokens, int64_t n, int64_t vocab, const DecoderSlots& slots, int32_t* out) {
+    check(n >= 0, "decoder: negative step size");
     check(vocab > 0 && vocab <= INT32_MAX, "decoder: the vocabulary does not fit int32 ids");
     for (int64_t i = 0; i < n; ++i) {
         // Every row of every step: the message is built only when it is thrown.
@@ -17,7 +18,7 @@ void stage_step_inputs(const int64_t* tokens, int64_t n, int64_t vocab, int leng
                         std::to_string(vocab));
         out[i] = int32_t(tokens[i]);
     }
-    out[n] = int32_t(length);
+    slots.lengths(out + n);
 }
 
 }  // namespace precis

@@ -65,7 +65,8 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
     const int chunk = blockIdx.x, h = blockIdx.y, item = blockIdx.z;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const int hd = a.head_dim, per_lane = (hd + 31) / 32;
-    const int begin = a.offsets[item], keys = a.offsets[item + 1] - begin;
+    const int begin = a.offsets[item];
+    const int keys = a.key_counts ? a.key_counts[item] : a.offsets[item + 1] - begin;
     const int j0 = chunk * lay.chunk, j1 = min(keys, j0 + lay.chunk);
     const T* q = static_cast<const T*>(a.q);
     const T* k = static_cast<const T*>(a.k);

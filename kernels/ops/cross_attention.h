@@ -24,7 +24,11 @@ struct MemoryAttentionArgs {
     // Memory of item i: key/value rows [offsets[i], offsets[i+1]) of k/v (row stride
     // kv_stride), additive float32 mask per row (null: 0). offsets is a device array.
     const int32_t* offsets = nullptr;
-    int max_keys = 0;  // the longest item's key count (sizes the grid)
+    // Optional, device [items]: item i's memory is rows [offsets[i], offsets[i] + key_counts[i])
+    // instead (offsets then has `items` entries): the decoder's slots, whose regions hold
+    // documents shorter than the region, and free slots with no keys at all (zeros out).
+    const int32_t* key_counts = nullptr;
+    int max_keys = 0;  // the longest item's key count, at least (sizes the grid)
     const void* k = nullptr;
     const void* v = nullptr;
     int64_t kv_stride = 0;

@@ -114,23 +114,23 @@ __device__ void attend_one(const T* q, const T* k, const T* v, int64_t ld, int n
 }
 
 template <class T>
-__global__ void append_kernel(const T* fresh, T* cache, int new_len, int length, const int32_t* device_length,
+__global__ void append_kernel(const T* fresh, T* cache, int new_len, int length, const int32_t* row_lengths,
                               int max_len, int64_t D, int64_t total) {
-    if (device_length) length = *device_length;
     for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
         const int64_t d = e % D, ri = e / D;  // ri = r * new_len + i
         const int64_t r = ri / new_len, i = ri % new_len;
-        cache[(r * max_len + length + i) * D + d] = fresh[e];
+        const int64_t at = row_lengths ? row_lengths[r] : length;
+        cache[(r * max_len + at + i) * D + d] = fresh[e];
     }
 }
 
 template <class T>
 __global__ void self_attention_kernel(const T* q, const T* kc, const T* vc, int new_len, int length,
-                                      const int32_t* device_length, int max_len, int64_t D, int hd, float scale,
+                                      const int32_t* row_lengths, int max_len, int64_t D, int hd, float scale,
                                       T* out) {
     extern __shared__ float smem[];
-    if (device_length) length = *device_length;
     const int h = blockIdx.x, r = blockIdx.y;
+    if (row_lengths) length = row_lengths[r];
     const int64_t cache_at = int64_t(r) * max_len * D + int64_t(h) * hd;
     for (int i = 0; i < new_len; ++i) {
         const int64_t q_at = (int64_t(r) * new_len + i) * D + int64_t(h) * hd;
@@ -176,7 +176,7 @@ __global__ void copy_rows_kernel(char* const* caches, const Move* moves, int n_m
 }  // namespace
 
 void append_to_cache(Precision p, const void* fresh, void* cache, int rows, int new_len, int length, int max_len,
-                     int64_t D, cudaStream_t stream, const int32_t* device_length) {
+                     int64_t D, cudaStream_t stream, const int32_t* row_lengths) {
     check_precision(p, "append_to_cache");
     check(fresh != nullptr && cache != nullptr, "append_to_cache: null device pointer");
     check(rows >= 0 && new_len >= 1 && length >= 0 && D > 0,
@@ -188,14 +188,14 @@ void append_to_cache(Precision p, const void* fresh, void* cache, int rows, int 
     dispatch(p, [&](auto tag) {
         using T = decltype(tag);
         append_kernel<T><<<blocks, 256, 0, stream>>>(static_cast<const T*>(fresh), static_cast<T*>(cache), new_len,
-                                                     length, device_length, max_len, D, total);
+                                                     length, row_lengths, max_len, D, total);
     });
     PRECIS_CUDA_LAUNCHED();
 }
 
 void cached_self_attention(Precision p, const void* q, const void* k_cache, const void* v_cache, int rows,
                            int new_len, int length, int max_len, int heads, int head_dim, float scale, void* out,
-                           cudaStream_t stream, const int32_t* device_length) {
+                           cudaStream_t stream, const int32_t* row_lengths) {
     check_precision(p, "cached_self_attention");
     check(q && k_cache && v_cache && out, "cached_self_attention: null device pointer");
     check_heads(heads, head_dim, "cached_self_attention");
@@ -209,7 +209,7 @@ void cached_self_attention(Precision p, const void* q, const void* k_cache, cons
         using T = decltype(tag);
         self_attention_kernel<T><<<grid, kThreads, attend_smem_bytes(head_dim), stream>>>(
             static_cast<const T*>(q), static_cast<const T*>(k_cache), static_cast<const T*>(v_cache), new_len, length,
-            device_length, max_len, D, head_dim, scale, static_cast<T*>(out));
+            row_lengths, max_len, D, head_dim, scale, static_cast<T*>(out));
     });
     PRECIS_CUDA_LAUNCHED();
 }

@@ -14,17 +14,19 @@ namespace precis::cuda {
 
 // Cache layout of one layer's keys (or values): [rows, max_len, D], D = heads*head_dim.
 // Writes new[r*new_len + i, :] to cache[r, length + i, :] for every row r.
-// device_length (optional): the length read on the device when the kernel runs, so that a
-// captured CUDA graph replays at every step; `length` is then what the host checks against.
+// row_lengths (optional, device [rows]): row r's own length, read on the device when the
+// kernel runs, so that a captured CUDA graph replays at every step and rows that joined at
+// different steps each write at their own place; `length` is then the longest row's, which
+// the host checks against the cache.
 void append_to_cache(Precision p, const void* fresh, void* cache, int rows, int new_len, int length, int max_len,
-                     int64_t D, cudaStream_t stream, const int32_t* device_length = nullptr);
+                     int64_t D, cudaStream_t stream, const int32_t* row_lengths = nullptr);
 
 // Causal self-attention: query i of row r (q [rows*new_len, D]) attends to cache positions
 // [0, length + i] of row r, scores q.k * scale in float32. out [rows*new_len, D].
-// device_length as for append_to_cache.
+// row_lengths as for append_to_cache.
 void cached_self_attention(Precision p, const void* q, const void* k_cache, const void* v_cache, int rows,
                            int new_len, int length, int max_len, int heads, int head_dim, float scale, void* out,
-                           cudaStream_t stream, const int32_t* device_length = nullptr);
+                           cudaStream_t stream, const int32_t* row_lengths = nullptr);
 
 // Beam reorder: afterwards row r of every cache holds what row parents[r] held, for the first
 // `length` positions. Rows with parents[r] == r are not touched, and a parent that is itself

@@ -49,11 +49,11 @@ void check_precision(Precision p, const char* op) {
 template <class T>
 __global__ void embed_kernel(const int32_t* __restrict__ ids, int64_t rows, const T* __restrict__ table, int64_t dim,
                              float scale, const T* __restrict__ positions, int64_t pos_first, int64_t pos_period,
-                             const int32_t* __restrict__ pos_offset, T* __restrict__ out) {
-    if (pos_offset) pos_first += *pos_offset;
+                             const int32_t* __restrict__ group_offsets, T* __restrict__ out) {
     for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
         const T* e = table + int64_t(ids[r]) * dim;
-        const T* pos = positions ? positions + (pos_first + r % pos_period) * dim : nullptr;
+        const int64_t first = pos_first + (group_offsets ? group_offsets[r / pos_period] : 0);
+        const T* pos = positions ? positions + (first + r % pos_period) * dim : nullptr;
         T* o = out + r * dim;
         for (int64_t i = threadIdx.x; i < dim; i += blockDim.x) {
             const float v = to_f(e[i]) * scale;
@@ -225,7 +225,7 @@ __global__ void convert_kernel(const S* __restrict__ src, D* __restrict__ dst, i
 
 void embed(Precision p, const int32_t* ids, int64_t rows, const void* table, int64_t vocab, int64_t dim, float scale,
            const void* positions, int64_t pos_first, int64_t pos_period, void* out, cudaStream_t stream,
-           const int32_t* device_pos_offset) {
+           const int32_t* device_group_offsets) {
     check_precision(p, "embed");
     check(rows >= 0, "embed: rows must not be negative (got " + std::to_string(rows) + ")");
     check(vocab > 0, "embed: vocab must be positive (got " + std::to_string(vocab) + ")");
@@ -241,7 +241,7 @@ void embed(Precision p, const int32_t* ids, int64_t rows, const void* table, int
     dispatch(p, [&]<class T>() {
         embed_kernel<T><<<grid, threads, 0, stream>>>(ids, rows, static_cast<const T*>(table), dim, scale,
                                                       static_cast<const T*>(positions), pos_first,
-                                                      positions ? pos_period : 1, device_pos_offset,
+                                                      positions ? pos_period : 1, device_group_offsets,
                                                       static_cast<T*>(out));
     });
     PRECIS_CUDA_LAUNCHED();

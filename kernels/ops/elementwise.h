@@ -16,11 +16,13 @@ namespace precis::cuda {
 // p; ids are checked against vocab on the host before upload, so they are trusted here.
 // The encoder passes pos_period = rows; a decoder step with new_len tokens per row passes
 // pos_period = new_len, so every row gets positions pos_first .. pos_first + new_len - 1.
-// device_pos_offset (optional): added to pos_first on the device when the kernel runs (a
-// decoder step's cache length, so that a captured CUDA graph replays at every step).
+// device_group_offsets (optional, device [rows / pos_period]): rows r of group
+// g = r / pos_period add device_group_offsets[g] to pos_first, read when the kernel runs (a
+// decoder step's cache length of each decoder row, so that a captured CUDA graph replays at
+// every step, and rows that joined at other steps each read their own positions).
 void embed(Precision p, const int32_t* ids, int64_t rows, const void* table, int64_t vocab, int64_t dim, float scale,
            const void* positions, int64_t pos_first, int64_t pos_period, void* out, cudaStream_t stream,
-           const int32_t* device_pos_offset = nullptr);
+           const int32_t* device_group_offsets = nullptr);
 
 // x[r, :] = LayerNorm(x[r, :] + delta[r, :] + delta_bias) * gamma + beta, statistics in float32.
 // delta may be null (plain LayerNorm); delta_bias may be null. gamma, beta, delta_bias: float32 [dim].

@@ -15,12 +15,6 @@ namespace {
 
 constexpr int kRowThreads = 512;
 
-struct RowRules {
-    int cur_len, min_length, no_repeat_ngram;
-    int64_t eos_token_id;
-    int64_t forced_token;  // the token a forcing rule leaves alone at 0, or -1
-};
-
 template <class V, class Op>
 __device__ V block_reduce(V x, Op op, V* shared) {  // shared: 32 slots; result in every thread
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = (blockDim.x + 31) >> 5;
@@ -47,11 +41,14 @@ __device__ float row_log_sum_exp(const float* x, int64_t vocab, float* fshared, 
     return m + float(log(sum));
 }
 
+// per_row (optional): each row's own rules in place of `uniform`.
 __global__ void log_softmax_process_kernel(float* scores, int64_t vocab, const int32_t* history, int history_stride,
-                                           const float* beam_scores, RowRules rules, float* forced_logprob) {
+                                           const float* beam_scores, RowRules uniform, const RowRules* per_row,
+                                           float* forced_logprob) {
     __shared__ float fshared[32];
     __shared__ double dshared[32];
     const int64_t row = blockIdx.x;
+    const RowRules rules = per_row ? per_row[row] : uniform;
     float* x = scores + row * vocab;
     const bool add_beam = beam_scores != nullptr;
     const float b = add_beam ? beam_scores[row] : 0.f;
@@ -186,27 +183,48 @@ size_t pass_buffer_bytes(int groups, int64_t group_len, int k) {
 
 }  // namespace
 
-bool log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                         const float* beam_scores, const StepRules& rules, cudaStream_t stream, float* forced_logprob) {
-    check(scores != nullptr, "log_softmax_process: null scores");
-    check(rows >= 0 && vocab > 0, "log_softmax_process: rows must be non-negative and vocab positive");
+RowRules row_rules(const StepRules& rules, int64_t vocab, int history_stride) {
+    check(vocab > 0, "log_softmax_process: vocab must be positive");
     check(rules.cur_len >= 1, "log_softmax_process: cur_len must be at least 1");
     check(rules.no_repeat_ngram >= 0, "log_softmax_process: no_repeat_ngram must be non-negative");
     if (rules.no_repeat_ngram > 0)
-        check(history != nullptr && history_stride >= rules.cur_len,
+        check(history_stride >= rules.cur_len,
               "log_softmax_process: the n-gram rule needs a history of cur_len tokens per row");
     // The CPU would write out of its row for these; refuse them instead.
     check(rules.forced_bos_token_id < vocab && rules.forced_eos_token_id < vocab,
           "log_softmax_process: a forced token id is outside the vocabulary");
-    if (rows == 0) return false;
     // The CPU's own rule for which token is forced (engine/generate/logits_processors.h).
-    const RowRules rr{rules.cur_len, rules.min_length, rules.no_repeat_ngram, rules.eos_token_id,
-                      forced_token_at(rules.forced_bos_token_id, rules.forced_eos_token_id, rules.cur_len,
-                                      rules.max_length)};
+    return RowRules{rules.cur_len, rules.min_length, rules.no_repeat_ngram, rules.eos_token_id,
+                    forced_token_at(rules.forced_bos_token_id, rules.forced_eos_token_id, rules.cur_len,
+                                    rules.max_length)};
+}
+
+bool log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
+                         const float* beam_scores, const StepRules& rules, cudaStream_t stream, float* forced_logprob) {
+    check(scores != nullptr, "log_softmax_process: null scores");
+    check(rows >= 0 && vocab > 0, "log_softmax_process: rows must be non-negative and vocab positive");
+    if (rules.no_repeat_ngram > 0)
+        check(history != nullptr, "log_softmax_process: the n-gram rule needs a history of cur_len tokens per row");
+    const RowRules rr = row_rules(rules, vocab, history_stride);
+    if (rows == 0) return false;
     log_softmax_process_kernel<<<unsigned(rows), kRowThreads, 0, stream>>>(scores, vocab, history, history_stride,
-                                                                          beam_scores, rr, forced_logprob);
+                                                                          beam_scores, rr, nullptr, forced_logprob);
     PRECIS_CUDA_LAUNCHED();
     return rr.forced_token >= 0;
+}
+
+void log_softmax_process_rows(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
+                              const float* beam_scores, const RowRules* rules, cudaStream_t stream,
+                              float* forced_logprob) {
+    check(scores != nullptr && rules != nullptr, "log_softmax_process_rows: null scores or rules");
+    check(rows >= 0 && vocab > 0, "log_softmax_process_rows: rows must be non-negative and vocab positive");
+    check(history != nullptr && history_stride >= 1,
+          "log_softmax_process_rows: each row's history is needed (its rules are read on the device)");
+    if (rows == 0) return;
+    log_softmax_process_kernel<<<unsigned(rows), kRowThreads, 0, stream>>>(scores, vocab, history, history_stride,
+                                                                          beam_scores, RowRules{}, rules,
+                                                                          forced_logprob);
+    PRECIS_CUDA_LAUNCHED();
 }
 
 size_t topk_scratch_bytes(int groups, int64_t group_len, int k) {

@@ -10,6 +10,7 @@
 #include "kernels/device_support.h"
 #include "kernels/ops/gemm.h"
 #include "kernels/ops/non_finite.h"
+#include "kernels/runner/device_batch_decoder.h"
 #include "kernels/runner/device_decoder.h"
 #include "kernels/runner/device_encoder.h"
 #include "kernels/runner/device_memory.h"
@@ -167,33 +168,11 @@ GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& e
 GenerationResult CudaRunner::generate_once(const Model& model, const EncoderOutput& encoded,
                                            const GenerationConfig& cfg, const RunCallbacks& callbacks) {
     const DeviceModel& w = weights_for(model);
-    // The encoder output as this runner left it on the device, or uploaded from the host
-    // (an output the CPU made, e.g. after a fallback, or another runner's).
     std::vector<std::shared_ptr<const DeviceMemory>> held;
     std::vector<const DeviceMemory*> memories;
     for (const EncodedRow& row : encoded.rows) {
-        auto device = std::static_pointer_cast<const DeviceMemory>(row.device_memory);
-        if (!device || device->runner_id != id_ || device->precision != precision_) {
-            auto up = std::make_shared<DeviceMemory>();
-            up->runner_id = id_;
-            up->precision = precision_;
-            const Tensor& memory = row.host_memory();
-            up->rows = int(memory.dim(0));
-            up->dim = memory.dim(1);
-            DeviceBuffer f32 =
-                upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
-            if (precision_ == Precision::F32) {
-                up->memory = std::move(f32);
-            } else {
-                up->memory = DeviceBuffer(size_t(memory.numel()) * bytes_of(precision_));
-                convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
-                PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
-            }
-            up->mask = upload(row.memory_mask);
-            device = up;
-        }
-        memories.push_back(device.get());
-        held.push_back(device);
+        held.push_back(device_copy(row));
+        memories.push_back(held.back().get());
     }
     const int items = int(memories.size());
     const int K = cfg.num_beams;
@@ -218,6 +197,60 @@ GenerationResult CudaRunner::generate_once(const Model& model, const EncoderOutp
     stats_.decode_layers_total_seconds += stats_.decode_layers_seconds;
     stats_.peak_device_bytes = device_bytes_peak();
     return res;
+}
+
+// The encoder output as this runner left it on the device, or uploaded from the host (an
+// output the CPU made, e.g. after a fallback, or another runner's, or one of this runner's
+// made before it left fp16).
+std::shared_ptr<const DeviceMemory> CudaRunner::device_copy(const EncodedRow& row) {
+    auto device = std::static_pointer_cast<const DeviceMemory>(row.device_memory);
+    if (device && device->runner_id == id_ && device->precision == precision_) return device;
+    auto up = std::make_shared<DeviceMemory>();
+    up->runner_id = id_;
+    up->precision = precision_;
+    const Tensor& memory = row.host_memory();
+    up->rows = int(memory.dim(0));
+    up->dim = memory.dim(1);
+    DeviceBuffer f32 = upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
+    if (precision_ == Precision::F32) {
+        up->memory = std::move(f32);
+    } else {
+        up->memory = DeviceBuffer(size_t(memory.numel()) * bytes_of(precision_));
+        convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
+        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+    up->mask = upload(row.memory_mask);
+    return up;
+}
+
+void CudaRunner::run_guarded(const std::function<void()>& work) { guarded(work); }
+
+std::unique_ptr<BatchDecoder> CudaRunner::batch_decoder(const Model& model, const BatchDecoderShape& shape) {
+    check(shape.documents >= 1 && shape.beams >= 1, "batch decoder: at least one document of one row is needed");
+    // The top-k kernel takes 64 candidates at most: 2 x 32 beams.
+    if (BeamBook::keep_for(shape.beams) > 64)
+        throw DeviceFailure("beam search on the GPU takes at most 32 beams, not " + std::to_string(shape.beams));
+    std::unique_ptr<BatchDecoder> made;
+    guarded([&] {
+        const DeviceModel& w = weights_for(model);
+        made = std::make_unique<DeviceBatchDecoder>(*this, model, w, *gemm_, stream_, shape);
+    });
+    return made;
+}
+
+bool CudaRunner::widen_after_overflow(const RunCallbacks& callbacks) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!automatic_ || precision_ != Precision::F16) return false;
+    leave_fp16(callbacks);
+    return true;
+}
+
+void CudaRunner::count_decode_step(double wall_seconds, double device_seconds, double layers_seconds) {
+    ++stats_.decode_steps_total;
+    stats_.decode_wall_total_seconds += wall_seconds;
+    stats_.decode_device_total_seconds += device_seconds;
+    stats_.decode_layers_total_seconds += layers_seconds;
+    stats_.peak_device_bytes = device_bytes_peak();
 }
 
 RunnerStats CudaRunner::stats() const { return stats_; }

@@ -5,6 +5,7 @@
 // thrown as precis::DeviceFailure, which the engine turns into a CPU fallback.
 #include <cuda_runtime.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -16,6 +17,7 @@
 namespace precis::cuda {
 
 class DeviceModel;
+struct DeviceMemory;
 class Gemm;
 struct EncoderWorkspace;
 class SpanTimer;
@@ -38,12 +40,23 @@ public:
                          const RunCallbacks& callbacks, bool keep_layer_states) override;
     GenerationResult generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
                               const RunCallbacks& callbacks, bool keep_step_scores) override;
+    std::unique_ptr<BatchDecoder> batch_decoder(const Model& model, const BatchDecoderShape& shape) override;
+    bool widen_after_overflow(const RunCallbacks& callbacks) override;
     RunnerStats stats() const override;
     uint64_t free_memory_bytes() const override;
     void reset_stats() override;
     void set_profiling(bool on) override;
 
     Precision precision() const { return precision_; }
+
+    // For the runner's batch decoder (device_batch_decoder.h). run_guarded runs `work` as a
+    // run of this runner: one at a time on the stream, a CUDA or cuBLAS failure thrown as
+    // DeviceFailure. Inside it, device_copy gives a document's encoder output as this runner
+    // reads it (its own, or the host's uploaded in this precision), and count_decode_step
+    // adds a batch step's times to stats().
+    void run_guarded(const std::function<void()>& work);
+    std::shared_ptr<const DeviceMemory> device_copy(const EncodedRow& row);
+    void count_decode_step(double wall_seconds, double device_seconds, double layers_seconds);
 
 private:
     const DeviceModel& weights_for(const Model& model);

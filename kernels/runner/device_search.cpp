@@ -7,42 +7,9 @@
 #include "kernels/cuda_check.h"
 #include "kernels/ops/search_step.h"
 #include "kernels/runner/device_decoder.h"
+#include "kernels/runner/device_history.h"
 
 namespace precis::cuda {
-
-// The token histories the n-gram rule reads, [rows, max_length] int32 on the device. Only
-// the rows' tokens so far are sent each step (a few kilobytes), not the scores, from pinned
-// memory (rewritten only after the search has synchronized on the previous step).
-class DeviceHistory {
-public:
-    DeviceHistory(int rows, int max_length, cudaStream_t stream)
-        : rows_(rows), stride_(max_length), stream_(stream), count_(size_t(rows) * size_t(max_length)),
-          host_(count_ * sizeof(int32_t)), device_(count_ * sizeof(int32_t)) {
-        std::fill_n(host_.as<int32_t>(), count_, 0);
-    }
-
-    const int32_t* upload(const std::vector<std::vector<int64_t>>& seqs) {
-        check(int(seqs.size()) == rows_, "search: one token history per row is required");
-        int32_t* h = host_.as<int32_t>();
-        size_t used = 0;  // the longest history so far: the rest of each row is not read
-        for (int r = 0; r < rows_; ++r) {
-            const size_t len = std::min(seqs[size_t(r)].size(), size_t(stride_));
-            for (size_t i = 0; i < len; ++i) h[size_t(r) * size_t(stride_) + i] = int32_t(seqs[size_t(r)][i]);
-            used = std::max(used, size_t(r) * size_t(stride_) + len);
-        }
-        PRECIS_CUDA_CHECK(
-            cudaMemcpyAsync(device_.get(), h, used * sizeof(int32_t), cudaMemcpyHostToDevice, stream_));
-        return device_.as<int32_t>();
-    }
-    int stride() const { return stride_; }
-
-private:
-    int rows_, stride_;
-    cudaStream_t stream_;
-    size_t count_;
-    PinnedBuffer host_;
-    DeviceBuffer device_;
-};
 
 DeviceSearchSteps::DeviceSearchSteps(DeviceDecoder& decoder, int items, int beams, int64_t vocab, int max_length,
                                      cudaStream_t stream, SearchTimers timers)

@@ -18,6 +18,7 @@
 #include "engine/generate/search.h"
 #include "engine/generate/stepped_search.h"
 #include "engine/model/decoder.h"
+#include "engine/model/decoder_slots.h"
 #include "engine/model/decoder_step_inputs.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
@@ -32,22 +33,29 @@ class DeviceOrderSteps final : public SearchSteps {
 public:
     DeviceOrderSteps(const Model& model, Backend& backend, const EncoderOutput& encoded, int beams, int max_length)
         : dec_(model, backend, encoded, beams, max_length),
+          slots_(int(encoded.rows.size()), beams),
           V_(model.config().vocab_size),
-          logits_(size_t(dec_.rows()) * size_t(V_)) {}
+          logits_(size_t(dec_.rows()) * size_t(V_)) {
+        // The GPU's decoder takes the documents into its slots in order, as here.
+        for (const EncodedRow& row : encoded.rows) slots_.join(row.memory_rows());
+    }
 
     int forwards() const { return forwards_; }
 
     void forward(const std::vector<int64_t>& tokens) override {
         const int64_t n = int64_t(tokens.size());
         ASSERT_EQ(n, dec_.rows());
-        std::vector<int32_t> staged(size_t(n) + 1);
-        stage_step_inputs(tokens.data(), n, V_, dec_.length(), staged.data());
-        // The cache length the GPU's graph reads: every earlier step's token, in every row.
-        EXPECT_EQ(staged.back(), forwards_);
-        for (int r = 0; r < dec_.rows(); ++r) EXPECT_EQ(dec_.row_length(r), staged.back()) << "row " << r;
-        const std::vector<int64_t> widened(staged.begin(), staged.end() - 1);
+        std::vector<int32_t> staged(size_t(n + slots_.rows()));
+        stage_step_inputs(tokens.data(), n, V_, slots_, staged.data());
+        // The cache lengths the GPU's graph reads: every earlier step's token, in every row.
+        for (int r = 0; r < dec_.rows(); ++r) {
+            EXPECT_EQ(staged[size_t(n + r)], forwards_) << "row " << r;
+            EXPECT_EQ(dec_.row_length(r), staged[size_t(n + r)]) << "row " << r;
+        }
+        const std::vector<int64_t> widened(staged.begin(), staged.begin() + n);
         EXPECT_EQ(widened, tokens);
         dec_.forward(widened.data(), 1);
+        slots_.advance(1);
         dec_.logits(logits_.data());
         ++forwards_;
     }
@@ -83,6 +91,7 @@ private:
     float* row(int r) { return logits_.data() + int64_t(r) * V_; }
 
     DecoderState dec_;
+    DecoderSlots slots_;
     int64_t V_;
     std::vector<float> logits_;
     int forwards_ = 0;
@@ -186,14 +195,20 @@ TEST(SteppedSearchChecks, ANanScoreOrAMissingCandidateStopsTheSearchNamingTheSte
     }
 }
 
-TEST(DecoderStepInputs, TheGpuReadsTheTokensThenTheCacheLengthAndRefusesAnIdOutsideTheVocabulary) {
-    const std::vector<int64_t> tokens{0, 7, 41};
-    std::vector<int32_t> staged(4, -1);
-    stage_step_inputs(tokens.data(), 3, 42, 5, staged.data());
-    EXPECT_EQ(staged, (std::vector<int32_t>{0, 7, 41, 5}));
-    const std::vector<int64_t> bad{3, 42};
+TEST(DecoderStepInputs, TheGpuReadsTheTokensThenEveryRowsCacheLengthAndRefusesAnIdOutsideTheVocabulary) {
+    DecoderSlots slots(2, 2);  // two documents of two beams: rows 0-1 and 2-3
+    slots.join(10);
+    slots.advance(1);
+    slots.advance(1);
+    slots.join(4);  // joins after two steps: its rows start at length 0
+    slots.advance(1);
+    const std::vector<int64_t> tokens{0, 7, 41, 3};
+    std::vector<int32_t> staged(8, -1);
+    stage_step_inputs(tokens.data(), 4, 42, slots, staged.data());
+    EXPECT_EQ(staged, (std::vector<int32_t>{0, 7, 41, 3, 3, 3, 1, 1}));
+    const std::vector<int64_t> bad{3, 42, 1, 1};
     try {
-        stage_step_inputs(bad.data(), 2, 42, 0, staged.data());
+        stage_step_inputs(bad.data(), 4, 42, slots, staged.data());
         FAIL() << "an id past the vocabulary was staged";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("token id 42 is outside the vocabulary of 42"), std::string::npos)

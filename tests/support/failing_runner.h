@@ -24,6 +24,10 @@ public:
         ++calls;
         throw DeviceFailure("cuda:0 Test GPU (fp16) failed");
     }
+    std::unique_ptr<BatchDecoder> batch_decoder(const Model&, const BatchDecoderShape&) override {
+        ++calls;
+        throw DeviceFailure("cuda:0 Test GPU (fp16) failed");
+    }
     RunnerStats stats() const override { return {}; }
     void reset_stats() override {}
     void set_profiling(bool) override {}

@@ -51,13 +51,18 @@ std::vector<float> comparable_reference(Precision p, const std::vector<float>& r
 }
 
 // A memory attention on the host: item i's queries are rows [i * group, (i + 1) * group) of
-// q, its keys, values and additive mask rows [offsets[i], offsets[i + 1]) of k, v and mask.
+// q, its keys, values and additive mask rows [offsets[i], offsets[i + 1]) of k, v and mask;
+// or, with counts (the decoder's slots), rows [offsets[i], offsets[i] + counts[i]).
 struct MemoryCase {
     Precision p = Precision::F32;
     int heads = 0, hd = 0, group = 0;
-    std::vector<int32_t> offsets;
+    std::vector<int32_t> offsets, counts;
     std::vector<float> q, k, v, mask;
-    int items() const { return int(offsets.size()) - 1; }
+    int items() const { return counts.empty() ? int(offsets.size()) - 1 : int(counts.size()); }
+    int keys(int i) const {
+        return counts.empty() ? offsets[size_t(i) + 1] - offsets[size_t(i)] : counts[size_t(i)];
+    }
+    int extra_max_keys = 0;  // max_keys past the longest item's (a slot region longer than its document)
     int64_t dim() const { return int64_t(heads) * hd; }
     float scale() const { return 1.f / std::sqrt(float(hd)); }
 };
@@ -67,9 +72,13 @@ std::vector<float> reference_memory_attention(const MemoryCase& c) {
     std::vector<float> ref(c.q.size());
     for (int r = 0; r < c.items() * c.group; ++r) {
         const int item = r / c.group;
-        const int64_t b = c.offsets[size_t(item)], n = c.offsets[size_t(item) + 1] - b;
+        const int64_t b = c.offsets[size_t(item)], n = c.keys(item);
         for (int h = 0; h < c.heads; ++h) {
             const size_t qa = size_t(r) * D + size_t(h) * c.hd, ma = size_t(b) * D + size_t(h) * c.hd;
+            if (n == 0) {  // a free slot: no key at all gives zeros
+                for (int x = 0; x < c.hd; ++x) ref[qa + size_t(x)] = 0.f;
+                continue;
+            }
             const auto o = reference_attend(c.q.data() + qa, c.k.data() + ma, c.v.data() + ma, D, n,
                                             c.mask.data() + b, c.scale(), c.hd);
             for (int x = 0; x < c.hd; ++x) ref[qa + size_t(x)] = float(o[size_t(x)]);
@@ -82,12 +91,15 @@ std::vector<float> reference_memory_attention(const MemoryCase& c) {
 std::vector<float> device_memory_attention(const MemoryCase& c, bool whole_rows) {
     cuda::DeviceBuffer dq = test::upload_as(c.p, c.q), dk = test::upload_as(c.p, c.k), dv = test::upload_as(c.p, c.v);
     cuda::DeviceBuffer doff = cuda::upload(c.offsets), dmask = cuda::upload(c.mask);
+    cuda::DeviceBuffer dcounts = c.counts.empty() ? cuda::DeviceBuffer() : cuda::upload(c.counts);
     cuda::DeviceBuffer dout(c.q.size() * cuda::bytes_of(c.p));
     cuda::MemoryAttentionArgs a;
     a.p = c.p;
     a.q = dq.get(), a.q_stride = c.dim(), a.items = c.items(), a.group = c.group;
     a.offsets = doff.as<int32_t>();
-    for (int i = 0; i < c.items(); ++i) a.max_keys = std::max(a.max_keys, c.offsets[size_t(i) + 1] - c.offsets[size_t(i)]);
+    a.key_counts = c.counts.empty() ? nullptr : dcounts.as<int32_t>();
+    for (int i = 0; i < c.items(); ++i) a.max_keys = std::max(a.max_keys, c.keys(i));
+    a.max_keys += c.extra_max_keys;
     a.k = dk.get(), a.v = dv.get(), a.kv_stride = c.dim(), a.mask = dmask.as<float>();
     a.heads = c.heads, a.head_dim = c.hd, a.scale = c.scale(), a.out = dout.get(), a.out_stride = c.dim();
     cuda::MemoryAttention attention;
@@ -104,20 +116,25 @@ TEST_P(DecoderAttention, AppendThenCausalSelfAttentionOverALongCache) {
     const Precision p = GetParam();
     const int rows = 3, heads = 4, hd = 64, D = heads * hd, max_len = 1100;
     const float scale = 1.f / std::sqrt(float(hd));
-    // new_len 1 over a cache past 1024 positions (many key tiles), and 3 new positions.
-    // The length given on the host, or read on the device (what a replayed step graph does;
-    // the host then passes 0, which the kernels must not use).
-    for (auto [length, new_len, on_device] : {std::tuple{1030, 1, false}, std::tuple{37, 3, false},
-                                              std::tuple{1030, 1, true}, std::tuple{37, 3, true}}) {
-        SCOPED_TRACE(::testing::Message() << "length " << length << " new_len " << new_len << " on device "
-                                          << on_device);
-        cuda::DeviceBuffer device_length = cuda::upload(std::vector<int32_t>{length});
-        const int32_t* dl = on_device ? device_length.as<int32_t>() : nullptr;
-        const int host_length = on_device ? 0 : length;
+    // new_len 1 over a cache past 1024 positions (many key tiles), and 3 new positions. The
+    // length given on the host, or each row's read on the device (what a replayed step graph
+    // does; the host then passes the longest, which the kernels must not use for the others):
+    // the same in every row, or rows that joined a continuous batch at different steps.
+    using Lengths = std::vector<int32_t>;
+    for (auto [lengths, new_len, on_device] :
+         {std::tuple{Lengths{1030, 1030, 1030}, 1, false}, std::tuple{Lengths{37, 37, 37}, 3, false},
+          std::tuple{Lengths{1030, 1030, 1030}, 1, true}, std::tuple{Lengths{37, 37, 37}, 3, true},
+          std::tuple{Lengths{1030, 0, 517}, 1, true}, std::tuple{Lengths{2, 37, 0}, 3, true}}) {
+        SCOPED_TRACE(::testing::Message() << "lengths " << lengths[0] << " " << lengths[1] << " " << lengths[2]
+                                          << " new_len " << new_len << " on device " << on_device);
+        cuda::DeviceBuffer device_lengths = cuda::upload(lengths);
+        const int32_t* dl = on_device ? device_lengths.as<int32_t>() : nullptr;
+        const int host_length = *std::max_element(lengths.begin(), lengths.end());
+        const auto at = [&](int r) { return int(lengths[size_t(r)]); };
         // Positions the step must not read hold large values, so reading them shows.
         std::vector<float> kc = test::gaussian(size_t(rows) * max_len * D, 11), vc = test::gaussian(kc.size(), 12);
         for (int r = 0; r < rows; ++r)
-            for (int j = length; j < max_len; ++j)
+            for (int j = at(r); j < max_len; ++j)
                 for (int d = 0; d < D; ++d) {
                     kc[(size_t(r) * max_len + j) * D + d] = 300.f;
                     vc[(size_t(r) * max_len + j) * D + d] = 3000.f;
@@ -139,8 +156,8 @@ TEST_P(DecoderAttention, AppendThenCausalSelfAttentionOverALongCache) {
         for (int r = 0; r < rows; ++r)
             for (int i = 0; i < new_len; ++i)
                 for (int d = 0; d < D; ++d) {
-                    kc[(size_t(r) * max_len + length + i) * D + d] = fk[(size_t(r) * new_len + i) * D + d];
-                    vc[(size_t(r) * max_len + length + i) * D + d] = fv[(size_t(r) * new_len + i) * D + d];
+                    kc[(size_t(r) * max_len + at(r) + i) * D + d] = fk[(size_t(r) * new_len + i) * D + d];
+                    vc[(size_t(r) * max_len + at(r) + i) * D + d] = fv[(size_t(r) * new_len + i) * D + d];
                 }
         // EXPECT_TRUE, not EXPECT_EQ: a failure should not print 800k values.
         EXPECT_TRUE(test::download_as_f32(p, dk.get(), kc.size()) == kc) << "append_to_cache (keys)";
@@ -152,7 +169,7 @@ TEST_P(DecoderAttention, AppendThenCausalSelfAttentionOverALongCache) {
                 for (int h = 0; h < heads; ++h) {
                     const size_t qa = (size_t(r) * new_len + i) * D + size_t(h) * hd;
                     const size_t ca = size_t(r) * max_len * D + size_t(h) * hd;
-                    const auto o = reference_attend(q.data() + qa, kc.data() + ca, vc.data() + ca, D, length + i + 1,
+                    const auto o = reference_attend(q.data() + qa, kc.data() + ca, vc.data() + ca, D, at(r) + i + 1,
                                                     nullptr, scale, hd);
                     for (int c = 0; c < hd; ++c) ref[qa + size_t(c)] = float(o[size_t(c)]);
                 }
@@ -222,6 +239,46 @@ TEST_P(DecoderAttention, ManyDocumentsEachAttendToTheirOwnMemoryOnBothValuePaths
     for (bool whole_rows : {false, true}) {
         SCOPED_TRACE(::testing::Message() << "whole value rows " << whole_rows);
         EXPECT_LE(test::normalized_error(device_memory_attention(c, whole_rows), ref), test::op_tolerance(c.p));
+    }
+}
+
+// The continuous batch's slots (engine/model/decoder_slots.h): each slot's region of the pool
+// holds a document no longer than the region, the rest of the region (rows a longer document
+// left behind, here of large values) is never read, and a free slot (no keys) gives zeros,
+// not NaN. The grid is sized for the longest region, longer than any document present.
+TEST_P(DecoderAttention, SlotsReadOnlyTheirOwnDocumentsKeysAndFreeSlotsGiveZeros) {
+    PRECIS_REQUIRE_GPU();
+    MemoryCase c;
+    c.p = GetParam();
+    c.heads = 12, c.hd = 64;
+    c.offsets = {0, 3000, 3700, 4900, 5000, 5010};  // regions of 3000, 700, 1200, 100, 10 rows
+    c.counts = {1800, 700, 0, 37, 1};
+    c.extra_max_keys = 3000 - 1800;
+    const int total = 5010;
+    c.mask.assign(size_t(total), 0.f);
+    for (int j = 0; j < total; j += 11) c.mask[size_t(j)] = -1.f;
+    c.k = test::gaussian(size_t(total) * c.dim(), 61);
+    c.v = test::gaussian(c.k.size(), 62);
+    for (int i = 0; i < c.items(); ++i)
+        for (int j = c.offsets[size_t(i)] + c.counts[size_t(i)]; j < c.offsets[size_t(i) + 1]; ++j)
+            for (int64_t d = 0; d < c.dim(); ++d) {
+                c.k[size_t(j * c.dim() + d)] = 30.f;
+                c.v[size_t(j * c.dim() + d)] = 1000.f;
+            }
+    c.k = test::rounded_to(c.p, c.k);
+    c.v = test::rounded_to(c.p, c.v);
+    for (int group : {1, 4}) {
+        c.group = group;
+        c.q = test::rounded_to(c.p, test::gaussian(size_t(c.items() * group) * c.dim(), 63, 2.f));
+        const std::vector<float> ref = comparable_reference(c.p, reference_memory_attention(c));
+        for (bool whole_rows : {false, true}) {
+            SCOPED_TRACE(::testing::Message() << "group " << group << " whole value rows " << whole_rows);
+            const std::vector<float> got = device_memory_attention(c, whole_rows);
+            EXPECT_LE(test::normalized_error(got, ref), test::op_tolerance(c.p));
+            const size_t free_first = size_t(2 * group) * size_t(c.dim());  // slot 2's rows
+            for (size_t x = free_first; x < free_first + size_t(group * c.dim()); ++x)
+                ASSERT_EQ(got[x], 0.f) << "a free slot's output at " << x;
+        }
     }
 }
 

@@ -190,15 +190,22 @@ TEST_P(Elementwise, NoBiasNoGeluLeavesValuesUnchanged) {
 // ---- embed ------------------------------------------------------------------------------------
 
 // pos_period = rows is the encoder; pos_period = new_len a decoder step of rows / new_len beams.
-// device_offset > 0: pos_first - device_offset is passed and device_offset is read on the device
-// (a replayed decoder step graph), which must place the positions alike.
+// group_offsets (one per group of pos_period rows): read on the device and added to pos_first
+// for that group's rows (a replayed decoder step graph, whose rows each hold their own cache
+// length), which must place the positions as the CPU does at pos_first + offset.
 void check_embed(Precision p, int64_t rows, int64_t vocab, int64_t dim, float scale, bool with_positions,
-                 int64_t pos_first, int64_t pos_period, uint32_t seed, int32_t device_offset = 0) {
+                 int64_t pos_first, int64_t pos_period, uint32_t seed, const std::vector<int32_t>& group_offsets = {}) {
     SCOPED_TRACE("rows " + std::to_string(rows) + " vocab " + std::to_string(vocab) + " dim " + std::to_string(dim) +
                  " positions " + std::to_string(with_positions) + " first " + std::to_string(pos_first) +
-                 " period " + std::to_string(pos_period));
+                 " period " + std::to_string(pos_period) + " offsets " + std::to_string(group_offsets.size()));
+    const int64_t period = with_positions ? pos_period : rows;
+    const int64_t groups = (rows + period - 1) / period;
+    ASSERT_TRUE(group_offsets.empty() || int64_t(group_offsets.size()) == groups);
+    auto offset = [&](int64_t g) { return group_offsets.empty() ? 0 : int64_t(group_offsets[size_t(g)]); };
+    int64_t most = 0;
+    for (int64_t g = 0; g < groups; ++g) most = std::max(most, offset(g));
     const std::vector<float> table = rounded_to(p, gaussian(size_t(vocab * dim), seed));
-    const int64_t n_pos = pos_first + pos_period;
+    const int64_t n_pos = pos_first + most + pos_period;
     const std::vector<float> positions =
         with_positions ? rounded_to(p, gaussian(size_t(n_pos * dim), seed + 1)) : std::vector<float>();
     std::mt19937 rng(seed + 2);
@@ -212,10 +219,11 @@ void check_embed(Precision p, int64_t rows, int64_t vocab, int64_t dim, float sc
     precis::cuda::DeviceBuffer dtable = precis::test::upload_as(p, table);
     precis::cuda::DeviceBuffer dpos = with_positions ? precis::test::upload_as(p, positions) : precis::cuda::DeviceBuffer();
     precis::cuda::DeviceBuffer dout(size_t(rows * dim) * precis::cuda::bytes_of(p));
-    precis::cuda::DeviceBuffer doffset = precis::cuda::upload(std::vector<int32_t>{device_offset});
+    precis::cuda::DeviceBuffer doffsets =
+        group_offsets.empty() ? precis::cuda::DeviceBuffer() : precis::cuda::upload(group_offsets);
     precis::cuda::embed(p, dids.as<int32_t>(), rows, dtable.get(), vocab, dim, scale,
-                        with_positions ? dpos.get() : nullptr, pos_first - device_offset, pos_period, dout.get(), nullptr,
-                        device_offset > 0 ? doffset.as<int32_t>() : nullptr);
+                        with_positions ? dpos.get() : nullptr, pos_first, pos_period, dout.get(), nullptr,
+                        group_offsets.empty() ? nullptr : doffsets.as<int32_t>());
     sync();
     const std::vector<float> out = precis::test::download_as_f32(p, dout.get(), size_t(rows * dim));
 
@@ -223,10 +231,10 @@ void check_embed(Precision p, int64_t rows, int64_t vocab, int64_t dim, float sc
     std::vector<float> ref(size_t(rows * dim));
     const std::vector<int64_t> ids64(ids.begin(), ids.end());
     auto cpu = precis::make_cpu_backend();
-    const int64_t period = with_positions ? pos_period : rows;
     for (int64_t start = 0; start < rows; start += period)
         cpu->embed(ids64.data() + start, std::min(period, rows - start), table.data(), vocab, dim, scale,
-                   with_positions ? positions.data() : nullptr, pos_first, ref.data() + start * dim);
+                   with_positions ? positions.data() : nullptr, pos_first + offset(start / period),
+                   ref.data() + start * dim);
     EXPECT_LE(normalized_error(out, expected_in(p, ref)), op_tolerance(p));
 }
 
@@ -243,7 +251,10 @@ TEST_P(Elementwise, EmbedMatchesCpuForDecoderStepPositions) {
     const Precision p = GetParam();
     check_embed(p, 4 * 3, 500, 768, 1.f, true, 2 + 17, 3, 111);  // 4 beams, 3 new tokens each, at step 17
     check_embed(p, 6, 300, 100, 2.f, true, 2 + 40, 1, 112);      // 6 beams, one token each
-    check_embed(p, 5, 300, 768, 1.f, true, 2 + 40, 1, 113, 40);  // the step read on the device
+    check_embed(p, 5, 300, 768, 1.f, true, 2, 1, 113, {40, 40, 40, 40, 40});  // the lengths read on the device
+    // Rows that joined at different steps (a continuous batch): each row's own length.
+    check_embed(p, 6, 300, 768, 1.f, true, 2, 1, 114, {40, 0, 7, 7, 129, 1});
+    check_embed(p, 3 * 2, 300, 64, 1.f, true, 2, 2, 115, {5, 0, 11});  // two new tokens a row
 }
 
 TEST_P(Elementwise, EmbedWithoutPositionsScalesTheTable) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <numeric>
 #include <random>
@@ -25,6 +26,27 @@ using test::expect_argument_error;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+
+// Banned and forced-away tokens must be -inf exactly where the CPU has them; the finite
+// scores are then held to the fp32 op bound.
+void expect_same_scores(const std::vector<float>& got, const std::vector<float>& ref, bool expect_bans) {
+    std::vector<float> got_finite, ref_finite;
+    int64_t pattern_mismatches = 0, bans = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        const bool ref_inf = ref[i] == kNegInf, got_inf = got[i] == kNegInf;
+        bans += ref_inf;
+        if (ref_inf != got_inf) ++pattern_mismatches;
+        else if (!ref_inf) {
+            got_finite.push_back(got[i]);
+            ref_finite.push_back(ref[i]);
+        }
+    }
+    EXPECT_EQ(pattern_mismatches, 0) << "of " << bans << " -inf entries on the CPU";
+    if (expect_bans) {
+        EXPECT_GT(bans, 0) << "the case should ban something";
+    }
+    EXPECT_LE(test::normalized_error(got_finite, ref_finite), 1e-6);
+}
 
 struct StepCase {
     const char* name;
@@ -92,25 +114,63 @@ TEST(SearchStep, LogSoftmaxProcessMatchesTheCpuRules) {
         PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<float> got = cuda::download<float>(d_scores.get(), ref.size());
 
-        // Banned and forced-away tokens must be -inf exactly where the CPU has them; the
-        // finite scores are then held to the fp32 op bound.
-        std::vector<float> got_finite, ref_finite;
-        int64_t pattern_mismatches = 0, bans = 0;
-        for (size_t i = 0; i < ref.size(); ++i) {
-            const bool ref_inf = ref[i] == kNegInf, got_inf = got[i] == kNegInf;
-            bans += ref_inf;
-            if (ref_inf != got_inf) ++pattern_mismatches;
-            else if (!ref_inf) {
-                got_finite.push_back(got[i]);
-                ref_finite.push_back(ref[i]);
-            }
-        }
-        EXPECT_EQ(pattern_mismatches, 0) << "of " << bans << " -inf entries on the CPU";
-        if (sc.ngram > 0 || sc.min_length > 0) {
-            EXPECT_GT(bans, 0) << "the case should ban something";
-        }
-        EXPECT_LE(test::normalized_error(got_finite, ref_finite), 1e-6);
+        expect_same_scores(got, ref, sc.ngram > 0 || sc.min_length > 0);
     }
+}
+
+// Each row of a continuous batch under its own document's rules and length: one launch
+// gives every row what the CPU's rules give it alone, the forced rows' log-probabilities
+// before forcing included.
+TEST(SearchStep, EachRowsOwnRulesMatchTheCpuAsThatRowAlone) {
+    PRECIS_REQUIRE_GPU();
+    const int64_t V = 50265, eos = 2;
+    const StepCase cases[] = {
+        {"plain", 12, 40, 0, 0, -1, -1, true},
+        {"trigram bans, min length", 12, 40, 20, 3, -1, -1, true},
+        {"unigram bans", 9, 40, 0, 1, -1, -1, true},
+        {"forced BOS", 1, 40, 5, 3, 0, 2, true},
+        {"forced EOS over bigram bans", 19, 20, 0, 2, 0, 2, true},
+        {"a free slot's row", 1, 0, 0, 0, -1, -1, true},
+    };
+    const int rows = int(std::size(cases));
+    const int stride = 24;
+    const std::vector<float> logits = test::gaussian(size_t(rows) * V, 71, 3.f);
+    std::vector<float> beam_scores(static_cast<size_t>(rows), 0.f), ref = logits;
+    std::vector<int32_t> history(size_t(rows) * stride, 777);
+    std::vector<cuda::RowRules> rules;
+    std::vector<float> forced_ref(size_t(rows), 1.f);
+    std::mt19937 rng(72);
+    for (int r = 0; r < rows; ++r) {
+        const StepCase& sc = cases[r];
+        beam_scores[size_t(r)] = -0.5f * float(r);
+        std::vector<int64_t> seq{2};
+        for (int t = 1; t < sc.cur_len; ++t) seq.push_back(int64_t(5 + rng() % 4));
+        for (int t = 0; t < sc.cur_len; ++t) history[size_t(r) * stride + size_t(t)] = int32_t(seq[size_t(t)]);
+        GenerationConfig cfg;
+        cfg.no_repeat_ngram_size = sc.ngram;
+        cfg.min_length = sc.min_length;
+        cfg.eos_token_id = eos;
+        cfg.forced_bos_token_id = sc.forced_bos;
+        cfg.forced_eos_token_id = sc.forced_eos;
+        const StepRules step = step_rules(cfg, sc.cur_len, sc.max_length);
+        rules.push_back(cuda::row_rules(step, V, stride));
+        float* row = ref.data() + int64_t(r) * V;
+        log_softmax_row(row, V);
+        if (rules.back().forced_token >= 0) forced_ref[size_t(r)] = row[rules.back().forced_token];
+        process_scores(row, V, seq, step);
+        for (int64_t t = 0; t < V; ++t) row[t] += beam_scores[size_t(r)];
+    }
+    cuda::DeviceBuffer d_scores = cuda::upload(logits), d_hist = cuda::upload(history);
+    cuda::DeviceBuffer d_beam = cuda::upload(beam_scores), d_rules = cuda::upload(rules);
+    cuda::DeviceBuffer d_forced = cuda::upload(std::vector<float>(size_t(rows), 1.f));
+    cuda::log_softmax_process_rows(d_scores.as<float>(), rows, V, d_hist.as<int32_t>(), stride, d_beam.as<float>(),
+                                   d_rules.as<cuda::RowRules>(), nullptr, d_forced.as<float>());
+    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+    expect_same_scores(cuda::download<float>(d_scores.get(), ref.size()), ref, true);
+    const std::vector<float> forced = cuda::download<float>(d_forced.get(), size_t(rows));
+    for (int r = 0; r < rows; ++r)
+        EXPECT_NEAR(forced[size_t(r)], forced_ref[size_t(r)], 1e-5f * (1 + std::abs(forced_ref[size_t(r)])))
+            << cases[r].name;
 }
 
 // A forced step (BOS at the first step, EOS at the last) hands the greedy search each row's
@@ -238,6 +298,12 @@ TEST(SearchStepArguments, AreCheckedBeforeAnyCudaCall) {
     cuda::StepRules forced = rules;
     forced.forced_eos_token_id = 100;
     expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 8, nullptr, forced, nullptr); });
+    // Each row's rules are checked on the host as they are made.
+    expect_argument_error([&] { cuda::row_rules(forced, 100, 8); });
+    expect_argument_error([&] { cuda::row_rules(ngram, 100, 3); });
+    const cuda::RowRules one_row = cuda::row_rules(rules, 100, 8);
+    expect_argument_error([&] { cuda::log_softmax_process_rows(f, 2, 100, hist, 8, nullptr, nullptr, nullptr); });
+    expect_argument_error([&] { cuda::log_softmax_process_rows(f, 2, 100, nullptr, 8, nullptr, &one_row, nullptr); });
     cuda::StepRules zero = rules;
     zero.cur_len = 0;
     expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 8, nullptr, zero, nullptr); });

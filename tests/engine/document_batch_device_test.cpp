@@ -1,0 +1,184 @@
+// The continuous batch's device branch (engine/generate/document_batch.cpp) and the GPU
+// batch decoder's step plan (engine/generate/slot_step.h), on the CPU: a runner that takes
+// documents into slots of one width as the CUDA runner does, with the device search's
+// arithmetic done on the CPU in the kernels' order (tests/support/slot_emulating_runner.h).
+// Every reference case's rows, greedy and beam, batched beside documents of other lengths,
+// with documents finishing early and others taking their slots, get the ids they get alone;
+// running out of device memory halves the batch; a device that fails hands the rest to the
+// CPU and says so once; scores that are not finite move the run to a wider precision; and
+// nothing is lost or stored twice. The same on a GPU: kernels/cuda/cuda_document_batch_test.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "engine/backend/backend.h"
+#include "engine/generate/document_batch.h"
+#include "engine/generate/runner_backend.h"
+#include "engine/model/model.h"
+#include "tests/support/document_batch_support.h"
+#include "tests/support/fixture_case.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/slot_emulating_runner.h"
+
+namespace precis::test {
+namespace {
+
+void expect_as_alone(const Model& model, const AttentionOptions& att, const std::vector<BatchDoc>& docs,
+                     const std::map<int, BatchOutcome>& batched) {
+    auto cpu = make_cpu_backend();
+    ASSERT_EQ(batched.size(), docs.size());
+    for (size_t i = 0; i < docs.size(); ++i) {
+        SCOPED_TRACE("document " + std::to_string(i) + " (" + std::to_string(docs[i].ids.size()) + " tokens, " +
+                     std::to_string(docs[i].config.num_beams) + " beams)");
+        const BatchOutcome one = generate_alone(model, *cpu, att, docs[i]);
+        EXPECT_EQ(batched.at(int(i)).ids, one.ids);
+        EXPECT_NEAR(batched.at(int(i)).score, one.score, 1e-4 * (1 + std::abs(one.score)));
+    }
+}
+
+class DeviceDocumentBatchParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(DeviceDocumentBatchParity, EveryDocumentInTheDevicesSlotsGetsWhatItGetsAlone) {
+    set_cpu_threads(2);
+    const FixtureCase c = FixtureCase::load(GetParam());
+    auto model = Model::load(c.model_dir, {.load_tokenizer = false});
+    AttentionOptions att;
+    const std::vector<BatchDoc> docs = documents_of_case(c, *model, &att);
+    if (docs.empty()) GTEST_SKIP() << GetParam() << " has no generation (a classifier case)";
+    SlotEmulation emulation;
+    RunnerBackend backend(make_cpu_backend(), std::make_shared<SlotEmulatingRunner>(emulation));
+    std::vector<std::string> notices;
+    RunCallbacks cb;
+    cb.on_notice = [&](const std::string& line) { notices.push_back(line); };
+    // Two slots: documents leave and others take their slots while the batch runs.
+    const std::map<int, BatchOutcome> batched = generate_together(*model, backend, att, docs, 2, nullptr, cb);
+    EXPECT_TRUE(notices.empty()) << notices.front();
+    EXPECT_NE(backend.runner(), nullptr) << "the run fell back to the CPU";
+    expect_as_alone(*model, att, docs, batched);
+    const bool joined_mid_run = std::any_of(emulation.joins_at_step.begin(), emulation.joins_at_step.end(),
+                                            [](const std::pair<int, int>& j) { return j.second > 0; });
+    EXPECT_TRUE(joined_mid_run) << "no document took a slot while others were decoding";
+}
+
+INSTANTIATE_TEST_SUITE_P(AllReferenceCases, DeviceDocumentBatchParity, ::testing::ValuesIn(fixture_case_names()),
+                         fixture_case_label);
+
+// The rest run the tiny BART of the fixtures over documents of random ids.
+class DeviceDocumentBatch : public ::testing::Test {
+protected:
+    void SetUp() override {
+        set_cpu_threads(2);
+        docs.clear();
+        notices.clear();
+        emulation = SlotEmulation{};
+        model = Model::load(fixtures_dir() / "models" / "bart-tiny", {.load_tokenizer = false});
+        const ModelConfig& mc = model->config();
+        for (int i = 0; i < 7; ++i) {
+            BatchDoc d;
+            d.ids = random_document_ids(5 + 9 * i, mc, uint32_t(200 + i));
+            d.config = model->generation_config();
+            d.config.num_beams = i % 2 ? 3 : 1;
+            d.config.max_new_tokens = 6 + 2 * i;
+            docs.push_back(d);
+        }
+        att = native_attention_options(*model);
+        runner = std::make_shared<SlotEmulatingRunner>(emulation);
+        backend = std::make_unique<RunnerBackend>(make_cpu_backend(), runner);
+        cb.on_notice = [&](const std::string& line) { notices.push_back(line); };
+    }
+    std::shared_ptr<const Model> model;
+    std::vector<BatchDoc> docs;
+    AttentionOptions att;
+    SlotEmulation emulation;
+    std::shared_ptr<SlotEmulatingRunner> runner;
+    std::unique_ptr<RunnerBackend> backend;
+    std::vector<std::string> notices;
+    RunCallbacks cb;
+};
+
+TEST_F(DeviceDocumentBatch, DocumentsOfOtherBeamsRunInDecodersOfTheirOwnWidth) {
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 2, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched);
+    EXPECT_TRUE(notices.empty()) << notices.front();
+    const std::set<int> widths(emulation.widths.begin(), emulation.widths.end());
+    EXPECT_EQ(widths, (std::set<int>{1, 3}));
+}
+
+TEST_F(DeviceDocumentBatch, RunningOutOfDeviceMemoryHalvesTheBatchSaysSoOnceAndLosesNothing) {
+    emulation.out_of_memory_at_join = 3;
+    DocumentBatchReport report;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 4, &report, cb);
+    expect_as_alone(*model, att, docs, batched);
+    EXPECT_EQ(report.halvings, 1);
+    EXPECT_EQ(report.limits.max_documents, 2);
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find("memory ran out with 4 documents at once (cuda:0 Emulated GPU (fp32) ran out of memory)"),
+              std::string::npos)
+        << notices[0];
+    EXPECT_NE(backend->runner(), nullptr) << "halving kept the device";
+}
+
+TEST_F(DeviceDocumentBatch, OneDocumentThatDoesNotFitTheDeviceSendsTheRestToTheCpu) {
+    emulation.out_of_memory_at_every_join = true;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 2, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched);
+    EXPECT_EQ(backend->runner(), nullptr);
+    ASSERT_EQ(notices.size(), 2u);  // the halving, then the CPU
+    EXPECT_NE(notices[1].find("ran out of memory; running on the CPU"), std::string::npos) << notices[1];
+}
+
+TEST_F(DeviceDocumentBatch, ADeviceThatFailsMidBatchHandsWhatIsLeftToTheCpuOnce) {
+    emulation.failure_at_step = 9;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched);  // each exactly once (generate_together checks)
+    EXPECT_EQ(backend->runner(), nullptr);
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+    EXPECT_EQ(emulation.steps, 9) << "the device was asked again after it failed";
+}
+
+TEST_F(DeviceDocumentBatch, ScoresThatAreNotFiniteMoveToAWiderPrecisionAndDecodeAgain) {
+    for (const bool widens : {true, false}) {
+        SCOPED_TRACE(widens ? "a wider precision" : "none left: the CPU");
+        SetUp();
+        emulation.non_finite_at_step = 5;
+        emulation.widens = widens;
+        const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
+        expect_as_alone(*model, att, docs, batched);
+        ASSERT_EQ(notices.size(), 1u);
+        if (widens) {
+            EXPECT_EQ(emulation.widened, 1);
+            EXPECT_NE(backend->runner(), nullptr);
+            EXPECT_NE(notices[0].find("running in bf16 from now on"), std::string::npos) << notices[0];
+        } else {
+            EXPECT_EQ(backend->runner(), nullptr);
+            EXPECT_NE(notices[0].find("are not finite"), std::string::npos) << notices[0];
+            EXPECT_NE(notices[0].find("; running on the CPU"), std::string::npos) << notices[0];
+        }
+    }
+}
+
+TEST_F(DeviceDocumentBatch, CancellingHandsOverWhatFinishedAndNothingTwice) {
+    std::vector<int> finished;
+    DocumentBatchCallbacks on;
+    on.encode = [&](const std::vector<int>& js) {
+        std::vector<std::vector<int64_t>> ids;
+        for (int i : js) ids.push_back(docs[size_t(i)].ids);
+        return std::move(run_encoder(*model, *backend, ids, {}, att, {}).rows);
+    };
+    on.finished = [&](int i, GenerationResult, const EncodedRow&) { finished.push_back(i); };
+    std::vector<DocumentJob> jobs;
+    for (const BatchDoc& d : docs) jobs.push_back({int(d.ids.size()), d.config});
+    cb.should_abort = [&] { return finished.size() >= 2; };
+    EXPECT_THROW(generate_documents(*model, *backend, jobs, {.batch_size = 3}, on, cb), Cancelled);
+    EXPECT_GE(finished.size(), 2u);
+    EXPECT_LT(finished.size(), docs.size());
+    EXPECT_EQ(std::set<int>(finished.begin(), finished.end()).size(), finished.size());
+    EXPECT_NE(backend->runner(), nullptr) << "cancelling is not a device failure";
+}
+
+}  // namespace
+}  // namespace precis::test

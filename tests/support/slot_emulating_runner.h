@@ -1,0 +1,62 @@
+#pragma once
+// A device runner made of the CPU's ops, for testing without a GPU what the CUDA runner's
+// continuous batch does on the host: the batch loop's device branch
+// (engine/generate/document_batch.cpp) and the GPU batch decoder's step plan
+// (engine/generate/slot_step.h). Its batch decoder takes documents into slots of one width
+// as the CUDA runner's does (engine/model/decoder_slots.h), feeds the CPU decoder from what
+// plan_slot_step staged for the slots' rows, does the device search kernels' arithmetic on
+// the CPU in their order over the slot rows (log-softmax, each row's processors, the beam
+// score, the top-k of each slot, finished or free ones too), and reads the choices back with
+// read_slot_choices. So a slip in the plan (a row fed another document's token, a choice
+// read from another slot) shows as ids that differ from the document's alone.
+//
+// Failures can be asked for: running out of device memory at a join, the device failing
+// at a step, scores that are not finite at a step (as fp16 overflowing gives).
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/generate/model_runner.h"
+
+namespace precis::test {
+
+struct SlotEmulation {
+    // Which calls fail (counted from 1 over the runner's life; 0: never).
+    int out_of_memory_at_join = 0;
+    bool out_of_memory_at_every_join = false;
+    int failure_at_step = 0;
+    int non_finite_at_step = 0;  // that step's last document gets NaN scores
+    bool widens = true;          // widen_after_overflow moves to a wider precision (once)
+
+    // What happened.
+    int joins = 0, steps = 0, decoders = 0, widened = 0;
+    std::vector<int> widths;                         // each decoder's
+    std::vector<std::pair<int, int>> joins_at_step;  // (slot, steps of that decoder before the join)
+};
+
+class SlotEmulatingRunner final : public ModelRunner {
+public:
+    explicit SlotEmulatingRunner(SlotEmulation& emulation);
+    ~SlotEmulatingRunner() override;
+
+    std::string device_name() const override { return "cuda:0 Emulated GPU (fp32)"; }
+    bool supports(const AttentionOptions&) const override { return true; }
+    EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
+                         const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
+                         const RunCallbacks& callbacks, bool keep_layer_states) override;
+    GenerationResult generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
+                              const RunCallbacks& callbacks, bool keep_step_scores) override;
+    std::unique_ptr<BatchDecoder> batch_decoder(const Model& model, const BatchDecoderShape& shape) override;
+    bool widen_after_overflow(const RunCallbacks& callbacks) override;
+    RunnerStats stats() const override { return {}; }
+    void reset_stats() override {}
+    void set_profiling(bool) override {}
+
+private:
+    SlotEmulation& emulation_;
+    std::unique_ptr<Backend> cpu_;
+};
+
+}  // namespace precis::test
