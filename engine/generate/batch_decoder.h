@@ -44,6 +44,10 @@ public:
     // Whether documents of `beams` rows can join this decoder at all (a device's decoder
     // takes one number of beams, in slots of that many rows).
     virtual bool accepts(int /*beams*/) const { return true; }
+    // The device changed under it: its runner moved to another precision (an encoder
+    // output overflowed fp16), so its weights and keys are of the old one. The documents
+    // present start again, in a new decoder.
+    virtual bool outdated() const { return false; }
     // Adds a document with `beams` empty rows; its cross-attention keys and values are made
     // now (the encoded row is not kept). Returns its item id.
     virtual int join(const EncodedRow& document, int beams) = 0;

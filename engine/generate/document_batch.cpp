@@ -47,6 +47,10 @@ int most_beams(const std::vector<DocumentJob>& jobs) {
     return m;
 }
 
+// The batch decoder is outdated (BatchDecoder::outdated): the documents present start again
+// in a new one. Not an Error: nothing failed.
+struct DecoderOutdated {};
+
 // Runs `work` and turns every way of running out of host memory into OutOfMemory.
 template <class Work>
 void out_of_memory_as_one(Work&& work) {
@@ -89,6 +93,8 @@ public:
                 if (!runner_) throw;
                 give_back(waiting);
                 return device_failed(e.what());
+            } catch (const DecoderOutdated&) {
+                give_back(waiting);
             }
         }
     }
@@ -252,6 +258,7 @@ private:
             try {
                 if (runner_ && be_.runner() != runner_)  // the encoder fell back to the CPU and said so
                     throw DeviceFailure("the device failed while encoding");
+                if (dec.outdated()) throw DecoderOutdated{};  // the encoder left fp16 and said so
                 for (; i < encoded.size(); ++i) {
                     const int job = encoded[i].first;
                     const DocumentJob& j = jobs_[size_t(job)];

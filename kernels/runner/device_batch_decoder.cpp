@@ -15,6 +15,7 @@ namespace precis::cuda {
 DeviceBatchDecoder::DeviceBatchDecoder(CudaRunner& runner, const Model& model, const DeviceModel& weights,
                                        Gemm& gemm, cudaStream_t stream, const BatchDecoderShape& shape)
     : runner_(runner),
+      precision_(weights.precision()),
       stream_(stream),
       dec_(model, weights, gemm, stream, shape.documents, shape.beams, shape.max_length, shape.memory_rows),
       width_(shape.beams),
@@ -39,6 +40,8 @@ DeviceBatchDecoder::DeviceBatchDecoder(CudaRunner& runner, const Model& model, c
 }
 
 DeviceBatchDecoder::~DeviceBatchDecoder() = default;
+
+bool DeviceBatchDecoder::outdated() const { return runner_.precision() != precision_; }
 
 int DeviceBatchDecoder::join(const EncodedRow& document, int beams) {
     check(beams == width_, "batch decoder: this decoder's documents have " + std::to_string(width_) + " beams, not " +

@@ -34,6 +34,7 @@ public:
 
     int free_rows() const override { return dec_.slots().free_slots() * width_; }
     bool accepts(int beams) const override { return beams == width_; }
+    bool outdated() const override;
     int join(const EncodedRow& document, int beams) override;
     void leave(int item) override;
     void step(std::vector<DocumentStep*>& docs) override;
@@ -43,6 +44,7 @@ private:
     void search(const SlotStepInputs& plan);  // the step's scores into the host's choices buffers
 
     CudaRunner& runner_;
+    Precision precision_;  // the runner's when this was made; its weights are freed when that changes
     cudaStream_t stream_;
     DeviceDecoder dec_;
     int width_, keep_;

@@ -161,6 +161,18 @@ TEST_F(DeviceDocumentBatch, ScoresThatAreNotFiniteMoveToAWiderPrecisionAndDecode
     }
 }
 
+// The encoder of a joining document leaves fp16 while others decode in an fp16 batch
+// decoder: those start again in a new decoder, nothing fails, nothing is stored twice.
+TEST_F(DeviceDocumentBatch, AnEncoderThatLeavesFp16StartsTheDocumentsPresentAgainInANewDecoder) {
+    emulation.overflow_at_encode = 4;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 2, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched);  // none failed (a join into the old decoder fails)
+    EXPECT_NE(backend->runner(), nullptr);
+    EXPECT_EQ(emulation.precision, 1);
+    EXPECT_EQ(emulation.outdated_seen, 1) << "the loop went on with the old decoder, or never met it";
+    EXPECT_TRUE(notices.empty()) << "the encoder says it, not the batch: " << notices.front();
+}
+
 TEST_F(DeviceDocumentBatch, CancellingHandsOverWhatFinishedAndNothingTwice) {
     std::vector<int> finished;
     DocumentBatchCallbacks on;

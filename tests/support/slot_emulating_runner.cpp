@@ -20,13 +20,20 @@ public:
           slots_(shape.documents, shape.beams),
           width_(shape.beams),
           V_(model.config().vocab_size),
-          emulation_(emulation) {}
+          emulation_(emulation),
+          precision_(emulation.precision) {}
 
     int free_rows() const override { return slots_.free_slots() * width_; }
     bool accepts(int beams) const override { return beams == width_; }
+    bool outdated() const override {
+        const bool old = emulation_.precision != precision_;
+        emulation_.outdated_seen += old;
+        return old;
+    }
 
     int join(const EncodedRow& document, int beams) override {
         check(beams == width_, "emulated batch decoder: a document of another width");
+        check(!outdated(), "emulated batch decoder: a document joined a decoder of another precision");
         ++emulation_.joins;
         if (emulation_.out_of_memory_at_every_join || emulation_.joins == emulation_.out_of_memory_at_join)
             throw DeviceOutOfMemory("cuda:0 Emulated GPU (fp32) ran out of memory");
@@ -117,6 +124,7 @@ private:
     int width_;
     int64_t V_;
     SlotEmulation& emulation_;
+    int precision_;
     SlotStepInputs plan_;
     std::map<int, int> items_;  // slot -> the CPU decoder's item
     int steps_ = 0;
@@ -133,6 +141,10 @@ EncoderOutput SlotEmulatingRunner::encode(const Model& model, const std::vector<
                                           const std::vector<std::vector<int64_t>>& masks,
                                           const AttentionOptions& attention, const RunCallbacks& callbacks,
                                           bool keep_layer_states) {
+    if (++emulation_.encodes == emulation_.overflow_at_encode) {
+        ++emulation_.precision;
+        callbacks.notice("this model's activations overflow fp16 on cuda:0 Emulated GPU; running in bf16 from now on");
+    }
     return run_encoder(model, *cpu_, ids, masks, attention, callbacks, keep_layer_states);
 }
 

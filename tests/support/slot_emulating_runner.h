@@ -11,7 +11,8 @@
 // read from another slot) shows as ids that differ from the document's alone.
 //
 // Failures can be asked for: running out of device memory at a join, the device failing
-// at a step, scores that are not finite at a step (as fp16 overflowing gives).
+// at a step, scores that are not finite at a step (as fp16 overflowing gives), an encoder
+// output that overflows (the runner leaves fp16 while a batch decoder of it is running).
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,10 +29,13 @@ struct SlotEmulation {
     bool out_of_memory_at_every_join = false;
     int failure_at_step = 0;
     int non_finite_at_step = 0;  // that step's last document gets NaN scores
+    int overflow_at_encode = 0;  // that encode leaves fp16 (as an encoder output past its range does)
     bool widens = true;          // widen_after_overflow moves to a wider precision (once)
 
     // What happened.
-    int joins = 0, steps = 0, decoders = 0, widened = 0;
+    int joins = 0, steps = 0, decoders = 0, widened = 0, encodes = 0;
+    int precision = 0;      // how many times the runner left a precision
+    int outdated_seen = 0;  // times the loop found a batch decoder of an earlier precision
     std::vector<int> widths;                         // each decoder's
     std::vector<std::pair<int, int>> joins_at_step;  // (slot, steps of that decoder before the join)
 };
