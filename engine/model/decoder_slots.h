@@ -13,6 +13,7 @@
 // holds it, a free slot gets a new region at the pool's end. Documents run longest first
 // (batch_plan.h), so once every slot has had a document, each later one fits a departed
 // one's region and the pool stops growing.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

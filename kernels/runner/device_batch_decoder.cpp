@@ -9,6 +9,7 @@
 #include "kernels/ops/search_step.h"
 #include "kernels/runner/cuda_runner.h"
 #include "kernels/runner/device_memory.h"
+#include "kernels/runner/device_model.h"
 
 namespace precis::cuda {
 

@@ -55,6 +55,16 @@ struct StepCase {
     bool beam;
 };
 
+GenerationConfig config_of(const StepCase& sc, int64_t eos) {
+    GenerationConfig cfg;
+    cfg.no_repeat_ngram_size = sc.ngram;
+    cfg.min_length = sc.min_length;
+    cfg.eos_token_id = eos;
+    cfg.forced_bos_token_id = sc.forced_bos;
+    cfg.forced_eos_token_id = sc.forced_eos;
+    return cfg;
+}
+
 TEST(SearchStep, LogSoftmaxProcessMatchesTheCpuRules) {
     PRECIS_REQUIRE_GPU();
     const int rows = 5;
@@ -84,12 +94,7 @@ TEST(SearchStep, LogSoftmaxProcessMatchesTheCpuRules) {
             for (int t = 0; t < sc.cur_len; ++t) history[size_t(r) * stride + size_t(t)] = int32_t(seqs[size_t(r)][size_t(t)]);
         }
 
-        GenerationConfig cfg;
-        cfg.no_repeat_ngram_size = sc.ngram;
-        cfg.min_length = sc.min_length;
-        cfg.eos_token_id = eos;
-        cfg.forced_bos_token_id = sc.forced_bos;
-        cfg.forced_eos_token_id = sc.forced_eos;
+        const GenerationConfig cfg = config_of(sc, eos);
         std::vector<float> ref = logits;
         for (int r = 0; r < rows; ++r) {
             float* row = ref.data() + int64_t(r) * V;
@@ -146,12 +151,7 @@ TEST(SearchStep, EachRowsOwnRulesMatchTheCpuAsThatRowAlone) {
         std::vector<int64_t> seq{2};
         for (int t = 1; t < sc.cur_len; ++t) seq.push_back(int64_t(5 + rng() % 4));
         for (int t = 0; t < sc.cur_len; ++t) history[size_t(r) * stride + size_t(t)] = int32_t(seq[size_t(t)]);
-        GenerationConfig cfg;
-        cfg.no_repeat_ngram_size = sc.ngram;
-        cfg.min_length = sc.min_length;
-        cfg.eos_token_id = eos;
-        cfg.forced_bos_token_id = sc.forced_bos;
-        cfg.forced_eos_token_id = sc.forced_eos;
+        const GenerationConfig cfg = config_of(sc, eos);
         const StepRules step = step_rules(cfg, sc.cur_len, sc.max_length);
         rules.push_back(cuda::row_rules(step, V, stride));
         float* row = ref.data() + int64_t(r) * V;
