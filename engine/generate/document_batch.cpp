@@ -12,6 +12,7 @@
 #include "engine/backend/backend.h"
 #include "engine/core/checked.h"
 #include "engine/generate/cpu_batch_decoder.h"
+#include "engine/generate/joining_documents.h"
 #include "engine/generate/model_runner.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
@@ -253,7 +254,7 @@ private:
         while (true) {
             const std::vector<int> joining = take_joining(waiting, dec, held, limits);
             if (joining.empty()) return;
-            std::vector<std::pair<int, EncodedRow>> encoded = encode_joining(joining, waiting);
+            std::vector<std::pair<int, EncodedRow>> encoded = encode_joining(joining, waiting, on_, cb_);
             size_t i = 0;
             try {
                 if (runner_ && be_.runner() != runner_)  // the encoder fell back to the CPU and said so
@@ -268,7 +269,7 @@ private:
                     m->max_length = effective_max_length(j.config);
                     m->bytes = joining_bytes(j);
                     m->step.beams = j.config.num_beams;
-                    if (!or_fail_alone(job, [&] { m->step.item = dec.join(encoded[i].second, m->step.beams); }))
+                    if (!or_fail_alone(job, on_, [&] { m->step.item = dec.join(encoded[i].second, m->step.beams); }))
                         continue;
                     if (m->step.beams == 1)
                         m->sequence = {j.config.decoder_start_token_id};
@@ -282,28 +283,6 @@ private:
                 for (size_t k = encoded.size(); k-- > i;) waiting.push_front(encoded[k].first);
                 throw;
             }
-        }
-    }
-
-    // Runs `work` for `job`; a precis::Error fails that document alone (and false is
-    // returned), while Cancelled, OutOfMemory and the device's failures, which stop the step
-    // loop, go on up.
-    template <class Work>
-    bool or_fail_alone(int job, Work&& work) {
-        try {
-            work();
-            return true;
-        } catch (const Cancelled&) {
-            throw;
-        } catch (const OutOfMemory&) {
-            throw;
-        } catch (const DeviceFailure&) {
-            throw;
-        } catch (const NonFiniteScores&) {
-            throw;
-        } catch (const Error& e) {
-            if (on_.failed) on_.failed(job, e.what());
-            return false;
         }
     }
 
@@ -331,7 +310,7 @@ private:
             if (limits.memory_bytes && !first && held + bytes > limits.memory_bytes) break;
             if (!joining.empty() && tokens + j.input_tokens > kEncoderSharedRows) break;
             waiting.pop_front();
-            const bool checked = or_fail_alone(job, [&] {
+            const bool checked = or_fail_alone(job, on_, [&] {
                 check(j.config.num_beams >= 1, "generation: num_beams must be at least 1");
                 check(effective_max_length(j.config) >= 2, "generation: max_length must leave room for one token");
             });
@@ -342,52 +321,6 @@ private:
             held += bytes;
         }
         return joining;
-    }
-
-    // The joining documents' encoder outputs, in order, from one encoder call. A document
-    // whose encoding fails is reported and left out: when several were encoded together,
-    // each is encoded again alone to find which. Out of memory or cancelled: every document
-    // not yet reported goes back to the front of `waiting`, in order.
-    std::vector<std::pair<int, EncodedRow>> encode_joining(const std::vector<int>& joining, std::deque<int>& waiting) {
-        std::vector<std::pair<int, EncodedRow>> encoded;
-        std::vector<int> undecided = joining;
-        const auto run = [&](const std::vector<int>& jobs) {
-            std::vector<EncodedRow> rows = on_.encode(jobs);
-            if (rows.size() != jobs.size())
-                throw std::logic_error("generate_documents: the encoder callback returned " +
-                                       std::to_string(rows.size()) + " outputs for " + std::to_string(jobs.size()) +
-                                       " documents");
-            for (size_t i = 0; i < jobs.size(); ++i) encoded.emplace_back(jobs[i], std::move(rows[i]));
-        };
-        try {
-            cb_.check_abort();
-            // One document: its error is its own. Several: an error names none of them, so
-            // each is encoded again alone.
-            if (joining.size() == 1) {
-                or_fail_alone(joining[0], [&] { run(joining); });
-                return encoded;
-            }
-            try {
-                run(joining);
-                return encoded;
-            } catch (const Cancelled&) {
-                throw;
-            } catch (const OutOfMemory&) {
-                throw;
-            } catch (const DeviceFailure&) {
-                throw;
-            } catch (const Error&) {
-            }
-            for (const int job : joining) {
-                cb_.check_abort();
-                if (!or_fail_alone(job, [&] { run({job}); }))
-                    undecided.erase(std::find(undecided.begin(), undecided.end(), job));
-            }
-            return encoded;
-        } catch (...) {  // Cancelled, OutOfMemory, bad_alloc, the device failed
-            for (auto it = undecided.rbegin(); it != undecided.rend(); ++it) waiting.push_front(*it);
-            throw;
-        }
     }
 
     const Model& model_;
