@@ -28,13 +28,8 @@ std::vector<std::pair<int, EncodedRow>> encode_joining(const std::vector<int>& j
         try {
             run(joining);
             return encoded;
-        } catch (const Cancelled&) {
-            throw;
-        } catch (const OutOfMemory&) {
-            throw;
-        } catch (const DeviceFailure&) {
-            throw;
-        } catch (const Error&) {
+        } catch (const Error& e) {
+            if (stops_the_step(e)) throw;
         }
         for (const int job : joining) {
             cb.check_abort();

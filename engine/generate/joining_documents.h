@@ -11,22 +11,22 @@
 
 namespace precis {
 
+// What stops the whole step rather than one document: Cancelled, OutOfMemory, DeviceFailure
+// (DeviceOutOfMemory too) and NonFiniteScores.
+inline bool stops_the_step(const Error& e) {
+    return dynamic_cast<const Cancelled*>(&e) || dynamic_cast<const OutOfMemory*>(&e) ||
+           dynamic_cast<const DeviceFailure*>(&e) || dynamic_cast<const NonFiniteScores*>(&e);
+}
+
 // Runs `work` for `job`; a precis::Error fails that document alone (on.failed, and false is
-// returned), while Cancelled, OutOfMemory, DeviceFailure and NonFiniteScores go on up.
+// returned), unless it stops the step, which goes on up.
 template <class Work>
 bool or_fail_alone(int job, const DocumentBatchCallbacks& on, Work&& work) {
     try {
         work();
         return true;
-    } catch (const Cancelled&) {
-        throw;
-    } catch (const OutOfMemory&) {
-        throw;
-    } catch (const DeviceFailure&) {
-        throw;
-    } catch (const NonFiniteScores&) {
-        throw;
     } catch (const Error& e) {
+        if (stops_the_step(e)) throw;
         if (on.failed) on.failed(job, e.what());
         return false;
     }
