@@ -26,8 +26,6 @@ public:
     void step(std::vector<DocumentStep*>& docs) override;
     void reorder(const std::vector<DocumentStep*>& docs) override;
 
-    const DecoderState& state() const { return dec_; }
-
 private:
     void choose(std::vector<DocumentStep*>& docs);
 
