@@ -41,14 +41,13 @@ __device__ float row_log_sum_exp(const float* x, int64_t vocab, float* fshared, 
     return m + float(log(sum));
 }
 
-// per_row (optional): each row's own rules in place of `uniform`.
 __global__ void log_softmax_process_kernel(float* scores, int64_t vocab, const int32_t* history, int history_stride,
-                                           const float* beam_scores, RowRules uniform, const RowRules* per_row,
+                                           const float* beam_scores, const RowRules* row_rules,
                                            float* forced_logprob) {
     __shared__ float fshared[32];
     __shared__ double dshared[32];
     const int64_t row = blockIdx.x;
-    const RowRules rules = per_row ? per_row[row] : uniform;
+    const RowRules rules = row_rules[row];
     float* x = scores + row * vocab;
     const bool add_beam = beam_scores != nullptr;
     const float b = add_beam ? beam_scores[row] : 0.f;
@@ -199,31 +198,15 @@ RowRules row_rules(const StepRules& rules, int64_t vocab, int history_stride) {
                                     rules.max_length)};
 }
 
-bool log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                         const float* beam_scores, const StepRules& rules, cudaStream_t stream, float* forced_logprob) {
-    check(scores != nullptr, "log_softmax_process: null scores");
+void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
+                         const float* beam_scores, const RowRules* rules, cudaStream_t stream, float* forced_logprob) {
+    check(scores != nullptr && rules != nullptr, "log_softmax_process: null scores or rules");
     check(rows >= 0 && vocab > 0, "log_softmax_process: rows must be non-negative and vocab positive");
-    if (rules.no_repeat_ngram > 0)
-        check(history != nullptr, "log_softmax_process: the n-gram rule needs a history of cur_len tokens per row");
-    const RowRules rr = row_rules(rules, vocab, history_stride);
-    if (rows == 0) return false;
-    log_softmax_process_kernel<<<unsigned(rows), kRowThreads, 0, stream>>>(scores, vocab, history, history_stride,
-                                                                          beam_scores, rr, nullptr, forced_logprob);
-    PRECIS_CUDA_LAUNCHED();
-    return rr.forced_token >= 0;
-}
-
-void log_softmax_process_rows(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                              const float* beam_scores, const RowRules* rules, cudaStream_t stream,
-                              float* forced_logprob) {
-    check(scores != nullptr && rules != nullptr, "log_softmax_process_rows: null scores or rules");
-    check(rows >= 0 && vocab > 0, "log_softmax_process_rows: rows must be non-negative and vocab positive");
     check(history != nullptr && history_stride >= 1,
-          "log_softmax_process_rows: each row's history is needed (its rules are read on the device)");
+          "log_softmax_process: each row's history is needed (its rules are read on the device)");
     if (rows == 0) return;
     log_softmax_process_kernel<<<unsigned(rows), kRowThreads, 0, stream>>>(scores, vocab, history, history_stride,
-                                                                          beam_scores, RowRules{}, rules,
-                                                                          forced_logprob);
+                                                                          beam_scores, rules, forced_logprob);
     PRECIS_CUDA_LAUNCHED();
 }
 

@@ -15,34 +15,26 @@ namespace precis::cuda {
 // The step's rules, as the CPU's process_scores reads them (engine/generate/logits_processors.h).
 using ::precis::StepRules;
 
-// scores[r, :] = process(log_softmax(logits[r, :])) + (beam_scores ? beam_scores[r] : 0), in
-// place on float32 logits [rows, vocab]. history: [rows, history_stride] int32, each row's
-// cur_len tokens so far (device). beam_scores: device [rows] or null. Returns whether a
-// forcing rule (forced BOS or EOS) applied this step; then, when forced_logprob (device
-// [rows]) is given, each row's log-probability of the forced token before forcing goes there:
-// the greedy search's score counts it, as the CPU's does, where the forced row holds 0.
-bool log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                         const float* beam_scores, const StepRules& rules, cudaStream_t stream,
-                         float* forced_logprob = nullptr);
-
 // What one row's processors read, the forced token decided on the host (forced_token_at).
 struct RowRules {
     int cur_len = 1, min_length = 0, no_repeat_ngram = 0;
     int64_t eos_token_id = -1;
     int64_t forced_token = -1;  // the token a forcing rule leaves alone at 0, or -1
 };
-// The row's rules of a step, checked as log_softmax_process checks them (precis::Error):
-// cur_len >= 1, no_repeat_ngram >= 0 and within history_stride, forced tokens in the
-// vocabulary.
+// A row's rules of a step, checked (precis::Error): vocab > 0, cur_len >= 1,
+// no_repeat_ngram >= 0 and within history_stride, forced tokens in the vocabulary.
 RowRules row_rules(const StepRules& rules, int64_t vocab, int history_stride);
 
-// The same step over rows that each have their own rules (a continuous batch, whose
-// documents are at different lengths under their own settings): rules is a device array
-// [rows] of row_rules(). forced_logprob (device [rows], optional): each row whose rules force
-// a token gets that token's log-probability before forcing.
-void log_softmax_process_rows(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                              const float* beam_scores, const RowRules* rules, cudaStream_t stream,
-                              float* forced_logprob = nullptr);
+// scores[r, :] = process_r(log_softmax(logits[r, :])) + (beam_scores ? beam_scores[r] : 0), in
+// place on float32 logits [rows, vocab], each row under its own rules (device [rows] of
+// row_rules(): a continuous batch's documents are at different lengths under their own
+// settings). history: [rows, history_stride] int32, each row's cur_len tokens so far
+// (device). beam_scores: device [rows] or null. forced_logprob (device [rows], optional):
+// each row whose rules force a token gets that token's log-probability before forcing, which
+// the greedy search's score counts, as the CPU's does, where the forced row holds 0.
+void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
+                         const float* beam_scores, const RowRules* rules, cudaStream_t stream,
+                         float* forced_logprob = nullptr);
 
 // For each of `groups` groups of group_len consecutive scores: the k largest, sorted
 // descending, ties broken by the lower index first (as torch.topk on the CPU and the CPU

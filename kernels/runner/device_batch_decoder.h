@@ -1,9 +1,9 @@
 #pragma once
 // The continuous batch's decoder on the GPU (engine/generate/batch_decoder.h): a
 // DeviceDecoder whose slots documents join and leave between steps, and every present
-// document's search step at once on the device: each row's log-softmax and logits processors
-// under its own document's rules and length (log_softmax_process_rows), the beams' running
-// scores added, and each slot's top candidates, of which only those come back. The host's
+// document's search step at once on the device (device_candidates.h): each row under its own
+// document's rules and length, the beams' running scores added, and each slot's top
+// candidates, of which only those come back. The host's
 // part of the step (which row is fed which token, with which rules and score, how the choices
 // are read back, which rows a reorder moves) is engine/generate/slot_step.h, which the CPU's
 // tests run on every fixture case.
@@ -16,8 +16,8 @@
 #include "engine/generate/model_runner.h"
 #include "engine/generate/slot_step.h"
 #include "kernels/device_buffer.h"
+#include "kernels/runner/device_candidates.h"
 #include "kernels/runner/device_decoder.h"
-#include "kernels/runner/device_history.h"
 #include "kernels/span_timer.h"
 
 namespace precis::cuda {
@@ -41,20 +41,14 @@ public:
     void reorder(const std::vector<DocumentStep*>& docs) override;
 
 private:
-    void search(const SlotStepInputs& plan);  // the step's scores into the host's choices buffers
-
     CudaRunner& runner_;
     Precision precision_;  // the runner's when this was made; its weights are freed when that changes
     cudaStream_t stream_;
     DeviceDecoder dec_;
-    int width_, keep_;
-    int64_t V_;
-    DeviceHistory history_;
+    int width_;
+    DeviceCandidates candidates_;
     SlotStepInputs plan_;
     std::vector<int> parents_;
-    DeviceBuffer rules_, beam_scores_, values_, indices_, forced_logprob_, scratch_;
-    PinnedBuffer up_;    // each row's rules, then beam scores
-    PinnedBuffer down_;  // the candidates' indices, values, then the forced rows' log-probabilities
     SpanTimer step_time_, layers_time_;
 };
 

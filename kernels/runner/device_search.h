@@ -1,8 +1,8 @@
 #pragma once
 // The search's steps on the device (engine/generate/stepped_search.h runs the loop, the same
-// loop as the CPU's): the scores stay on the device (log-softmax, logits processors, the
-// beams' running scores and the top candidates run there, kernels/ops/search_step.h); only
-// each step's chosen tokens or candidates come back to the host.
+// loop as the CPU's): the scores stay on the device (device_candidates.h, which the
+// continuous batch's decoder uses too); only each step's chosen tokens or candidates come
+// back to the host.
 #include <cuda_runtime.h>
 
 #include <memory>
@@ -10,13 +10,12 @@
 #include <vector>
 
 #include "engine/generate/stepped_search.h"
-#include "kernels/device_buffer.h"
+#include "kernels/runner/device_candidates.h"
 #include "kernels/span_timer.h"
 
 namespace precis::cuda {
 
 class DeviceDecoder;
-class DeviceHistory;
 
 struct SearchTimers {
     SpanTimer* step_time = nullptr;    // optional: each step's device work (layers, logits, search)
@@ -37,18 +36,19 @@ public:
     void reorder(const std::vector<int>& parents) override;
 
 private:
-    // Ends the step's timed span, then waits for the step's copies to land in pinned_.
-    void finish_step();
+    // The step's candidates with every row under the same rules; then ends the step's timed
+    // span and waits for them to land on the host.
+    void score(const StepRules& rules, const std::vector<std::vector<int64_t>>& sequences,
+               const std::vector<float>& beam_scores);
 
     DeviceDecoder& dec_;
-    int items_, beams_, rows_, keep_;
-    int64_t V_;
+    int items_, beams_, rows_;
     cudaStream_t stream_;
     SearchTimers timers_;
     std::optional<TimedSpan> step_;  // from forward() until the step's results are queued
-    std::unique_ptr<DeviceHistory> history_;
-    DeviceBuffer values_, indices_, forced_logprob_, beam_scores_, scratch_;
-    PinnedBuffer pinned_;  // the candidates' indices and values down, beam scores up (plain DMAs)
+    DeviceCandidates candidates_;
+    std::vector<StepRules> rules_;
+    std::vector<const std::vector<int64_t>*> histories_;
 };
 
 }  // namespace precis::cuda

@@ -1,5 +1,6 @@
 // One search step on the device against the CPU search: log_softmax_row + process_scores
-// (+ the beam score) for log_softmax_process, and the beam search's partial_sort (ties:
+// (+ the beam score) for log_softmax_process, every row under the same rules and each under
+// its own, and the beam search's partial_sort (ties:
 // lower index first) for top_k. The search runs in float32 in every precision.
 #include "kernels/ops/search_step.h"
 
@@ -26,6 +27,19 @@ using test::expect_argument_error;
 
 constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
+// log_softmax_process with every row under the same step rules (what generate()'s search
+// does); whether they force a token. A null history stands for rules that read none.
+bool process_alike(float* scores, int rows, int64_t V, const int32_t* history, int stride, const float* beam_scores,
+                   const cuda::StepRules& rules, float* forced_logprob = nullptr) {
+    const cuda::RowRules one = cuda::row_rules(rules, V, stride);
+    cuda::DeviceBuffer d_rules = cuda::upload(std::vector<cuda::RowRules>(size_t(rows), one));
+    cuda::DeviceBuffer unread = cuda::upload(std::vector<int32_t>(size_t(rows), 0));
+    if (!history) history = unread.as<int32_t>(), stride = 1;
+    cuda::log_softmax_process(scores, rows, V, history, stride, beam_scores, d_rules.as<cuda::RowRules>(), nullptr,
+                              forced_logprob);
+    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());  // before the rules' buffer goes
+    return one.forced_token >= 0;
+}
 
 // Banned and forced-away tokens must be -inf exactly where the CPU has them; the finite
 // scores are then held to the fp32 op bound.
@@ -114,8 +128,8 @@ TEST(SearchStep, LogSoftmaxProcessMatchesTheCpuRules) {
         rules.forced_eos_token_id = sc.forced_eos;
         cuda::DeviceBuffer d_scores = cuda::upload(logits), d_hist = cuda::upload(history);
         cuda::DeviceBuffer d_beam = cuda::upload(beam_scores);
-        cuda::log_softmax_process(d_scores.as<float>(), rows, V, d_hist.as<int32_t>(), stride,
-                                  sc.beam ? d_beam.as<float>() : nullptr, rules, nullptr);
+        process_alike(d_scores.as<float>(), rows, V, d_hist.as<int32_t>(), stride, sc.beam ? d_beam.as<float>() : nullptr,
+                      rules);
         PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<float> got = cuda::download<float>(d_scores.get(), ref.size());
 
@@ -163,8 +177,8 @@ TEST(SearchStep, EachRowsOwnRulesMatchTheCpuAsThatRowAlone) {
     cuda::DeviceBuffer d_scores = cuda::upload(logits), d_hist = cuda::upload(history);
     cuda::DeviceBuffer d_beam = cuda::upload(beam_scores), d_rules = cuda::upload(rules);
     cuda::DeviceBuffer d_forced = cuda::upload(std::vector<float>(size_t(rows), 1.f));
-    cuda::log_softmax_process_rows(d_scores.as<float>(), rows, V, d_hist.as<int32_t>(), stride, d_beam.as<float>(),
-                                   d_rules.as<cuda::RowRules>(), nullptr, d_forced.as<float>());
+    cuda::log_softmax_process(d_scores.as<float>(), rows, V, d_hist.as<int32_t>(), stride, d_beam.as<float>(),
+                              d_rules.as<cuda::RowRules>(), nullptr, d_forced.as<float>());
     PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
     expect_same_scores(cuda::download<float>(d_scores.get(), ref.size()), ref, true);
     const std::vector<float> forced = cuda::download<float>(d_forced.get(), size_t(rows));
@@ -192,8 +206,7 @@ TEST(SearchStep, AForcedStepGivesTheForcedTokensLogProbabilityBeforeForcing) {
         rules.forced_bos_token_id = bos;
         rules.forced_eos_token_id = eos;
         cuda::DeviceBuffer d_scores = cuda::upload(logits), d_forced = cuda::upload(std::vector<float>(rows, 1.f));
-        EXPECT_TRUE(cuda::log_softmax_process(d_scores.as<float>(), rows, V, nullptr, 0, nullptr, rules, nullptr,
-                                              d_forced.as<float>()));
+        EXPECT_TRUE(process_alike(d_scores.as<float>(), rows, V, nullptr, 0, nullptr, rules, d_forced.as<float>()));
         PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
         const std::vector<float> got = cuda::download<float>(d_forced.get(), rows);
         const std::vector<float> row_scores = cuda::download<float>(d_scores.get(), size_t(rows) * size_t(V));
@@ -213,8 +226,7 @@ TEST(SearchStep, AForcedStepGivesTheForcedTokensLogProbabilityBeforeForcing) {
     rules.forced_eos_token_id = eos;
     cuda::DeviceBuffer d_scores = cuda::upload(test::gaussian(size_t(rows) * size_t(V), 67));
     cuda::DeviceBuffer d_forced = cuda::upload(std::vector<float>(rows, 1.f));
-    EXPECT_FALSE(cuda::log_softmax_process(d_scores.as<float>(), rows, V, nullptr, 0, nullptr, rules, nullptr,
-                                           d_forced.as<float>()));
+    EXPECT_FALSE(process_alike(d_scores.as<float>(), rows, V, nullptr, 0, nullptr, rules, d_forced.as<float>()));
     PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
     EXPECT_EQ(cuda::download<float>(d_forced.get(), rows), std::vector<float>(rows, 1.f));
 }
@@ -289,24 +301,23 @@ TEST(SearchStepArguments, AreCheckedBeforeAnyCudaCall) {
     cuda::StepRules rules;
     rules.cur_len = 4;
     rules.max_length = 20;
-    expect_argument_error([&] { cuda::log_softmax_process(nullptr, 2, 100, hist, 8, nullptr, rules, nullptr); });
-    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 0, hist, 8, nullptr, rules, nullptr); });
+    const cuda::RowRules one_row = cuda::row_rules(rules, 100, 8);
+    const auto* d_rules = reinterpret_cast<const cuda::RowRules*>(uintptr_t(16384));
+    expect_argument_error([&] { cuda::log_softmax_process(nullptr, 2, 100, hist, 8, nullptr, d_rules, nullptr); });
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 0, hist, 8, nullptr, d_rules, nullptr); });
+    expect_argument_error([&] { cuda::row_rules(rules, 0, 8); });
     cuda::StepRules ngram = rules;
     ngram.no_repeat_ngram = 3;
-    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, nullptr, 8, nullptr, ngram, nullptr); });
-    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 3, nullptr, ngram, nullptr); });
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, nullptr, 8, nullptr, d_rules, nullptr); });
+    expect_argument_error([&] { cuda::row_rules(ngram, 100, 3); });
     cuda::StepRules forced = rules;
     forced.forced_eos_token_id = 100;
-    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 8, nullptr, forced, nullptr); });
-    // Each row's rules are checked on the host as they are made.
     expect_argument_error([&] { cuda::row_rules(forced, 100, 8); });
-    expect_argument_error([&] { cuda::row_rules(ngram, 100, 3); });
-    const cuda::RowRules one_row = cuda::row_rules(rules, 100, 8);
-    expect_argument_error([&] { cuda::log_softmax_process_rows(f, 2, 100, hist, 8, nullptr, nullptr, nullptr); });
-    expect_argument_error([&] { cuda::log_softmax_process_rows(f, 2, 100, nullptr, 8, nullptr, &one_row, nullptr); });
+    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 8, nullptr, nullptr, nullptr); });
+    EXPECT_EQ(one_row.forced_token, -1);
     cuda::StepRules zero = rules;
     zero.cur_len = 0;
-    expect_argument_error([&] { cuda::log_softmax_process(f, 2, 100, hist, 8, nullptr, zero, nullptr); });
+    expect_argument_error([&] { cuda::row_rules(zero, 100, 8); });
 
     expect_argument_error([&] { cuda::top_k(f, 2, 1000, 65, f, i64, f, nullptr); });
     expect_argument_error([&] { cuda::top_k(f, 2, 1000, 0, f, i64, f, nullptr); });
