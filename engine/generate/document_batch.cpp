@@ -48,6 +48,13 @@ int most_beams(const std::vector<DocumentJob>& jobs) {
     return m;
 }
 
+// Why a document's generation settings cannot run at all, or empty.
+std::string settings_problem(const GenerationConfig& cfg) {
+    if (cfg.num_beams < 1) return "generation: num_beams must be at least 1";
+    if (effective_max_length(cfg) < 2) return "generation: max_length must leave room for one token";
+    return {};
+}
+
 // The batch decoder is outdated (BatchDecoder::outdated): the documents present start again
 // in a new one. Not an Error: nothing failed.
 struct DecoderOutdated {};
@@ -304,17 +311,16 @@ private:
             const int job = waiting.front();
             const DocumentJob& j = jobs_[size_t(job)];
             const uint64_t bytes = joining_bytes(j);
-            const bool runs = j.config.num_beams >= 1 && effective_max_length(j.config) >= 2;
-            if (runs && (!dec.accepts(j.config.num_beams) || j.config.num_beams > free_rows)) break;
+            if (const std::string why = settings_problem(j.config); !why.empty()) {
+                waiting.pop_front();
+                if (on_.failed) on_.failed(job, why);
+                continue;
+            }
+            if (!dec.accepts(j.config.num_beams) || j.config.num_beams > free_rows) break;
             const bool first = members_.empty() && joining.empty();
             if (limits.memory_bytes && !first && held + bytes > limits.memory_bytes) break;
             if (!joining.empty() && tokens + j.input_tokens > kEncoderSharedRows) break;
             waiting.pop_front();
-            const bool checked = or_fail_alone(job, on_, [&] {
-                check(j.config.num_beams >= 1, "generation: num_beams must be at least 1");
-                check(effective_max_length(j.config) >= 2, "generation: max_length must leave room for one token");
-            });
-            if (!checked) continue;
             joining.push_back(job);
             tokens += j.input_tokens;
             free_rows -= j.config.num_beams;

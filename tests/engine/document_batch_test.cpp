@@ -37,15 +37,8 @@ TEST_P(DocumentBatchParity, EveryDocumentInABatchGetsWhatItGetsAlone) {
     // Fewer rows than documents: documents leave and others join while the batch runs.
     DocumentBatchReport report;
     const std::map<int, BatchOutcome> batched = generate_together(*model, *be, att, docs, 3, &report);
-    ASSERT_EQ(batched.size(), docs.size());
     EXPECT_EQ(report.largest_step, 3);
-    for (size_t i = 0; i < docs.size(); ++i) {
-        SCOPED_TRACE("document " + std::to_string(i) + " (" + std::to_string(docs[i].ids.size()) + " tokens, " +
-                     std::to_string(docs[i].config.num_beams) + " beams)");
-        const BatchOutcome one = generate_alone(*model, *be, att, docs[i]);
-        EXPECT_EQ(batched.at(int(i)).ids, one.ids);
-        EXPECT_NEAR(batched.at(int(i)).score, one.score, 1e-4 * (1 + std::abs(one.score)));
-    }
+    expect_as_alone(*model, att, docs, batched, 1e-4);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllReferenceCases, DocumentBatchParity, ::testing::ValuesIn(fixture_case_names()),
@@ -57,18 +50,9 @@ protected:
     void SetUp() override { load(ComputeType::Fp32); }
     void load(ComputeType compute) {
         set_cpu_threads(2);
-        docs.clear();
         model = Model::load(fixtures_dir() / "models" / "bart-tiny", {.load_tokenizer = false, .compute_type = compute});
         be = make_cpu_backend();
-        const ModelConfig& mc = model->config();
-        for (int i = 0; i < 7; ++i) {
-            Doc d;
-            d.ids = random_document_ids(5 + 9 * i, mc, uint32_t(100 + i));
-            d.config = model->generation_config();
-            d.config.num_beams = i % 2 ? 3 : 1;
-            d.config.max_new_tokens = 6 + i;
-            docs.push_back(d);
-        }
+        docs = mixed_documents(*model, 7, 100, 1);
         att = native_attention_options(*model);
     }
     std::vector<DocumentJob> jobs() const {

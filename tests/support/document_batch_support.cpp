@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 
+#include "engine/backend/backend.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 
@@ -17,6 +19,19 @@ std::vector<int64_t> random_document_ids(int n, const ModelConfig& config, uint3
     ids.front() = config.bos_token_id;
     ids.back() = config.eos_token_id;
     return ids;
+}
+
+std::vector<BatchDoc> mixed_documents(const Model& model, int count, uint32_t seed, int new_tokens_step) {
+    std::vector<BatchDoc> docs;
+    for (int i = 0; i < count; ++i) {
+        BatchDoc d;
+        d.ids = random_document_ids(5 + 9 * i, model.config(), seed + uint32_t(i));
+        d.config = model.generation_config();
+        d.config.num_beams = i % 2 ? 3 : 1;
+        d.config.max_new_tokens = 6 + new_tokens_step * i;
+        docs.push_back(d);
+    }
+    return docs;
 }
 
 std::vector<BatchDoc> documents_of_case(const FixtureCase& c, const Model& model, AttentionOptions* attention) {
@@ -48,6 +63,19 @@ BatchOutcome generate_alone(const Model& model, Backend& be, const AttentionOpti
     std::vector<int64_t> ids = g.sequences[0];
     if (d.config.num_beams == 1) ids = trim_after_eos(ids, d.config.eos_token_id);
     return {ids, g.sequence_scores[0]};
+}
+
+void expect_as_alone(const Model& model, const AttentionOptions& att, const std::vector<BatchDoc>& docs,
+                     const std::map<int, BatchOutcome>& batched, double score_tolerance) {
+    auto cpu = make_cpu_backend();
+    ASSERT_EQ(batched.size(), docs.size());
+    for (size_t i = 0; i < docs.size(); ++i) {
+        SCOPED_TRACE("document " + std::to_string(i) + " (" + std::to_string(docs[i].ids.size()) + " tokens, " +
+                     std::to_string(docs[i].config.num_beams) + " beams)");
+        const BatchOutcome one = generate_alone(model, *cpu, att, docs[i]);
+        EXPECT_EQ(batched.at(int(i)).ids, one.ids);
+        EXPECT_NEAR(batched.at(int(i)).score, one.score, score_tolerance * (1 + std::abs(one.score)));
+    }
 }
 
 std::map<int, BatchOutcome> generate_together(const Model& model, Backend& be, const AttentionOptions& att,

@@ -29,7 +29,17 @@ std::vector<BatchDoc> documents_of_case(const FixtureCase& c, const Model& model
 // Random ids of length n, bos first, eos last.
 std::vector<int64_t> random_document_ids(int n, const ModelConfig& config, uint32_t seed);
 
+// `count` documents of random ids (document i: 5 + 9i tokens, seed + i), alternately greedy
+// and of 3 beams, document i making up to 6 + new_tokens_step * i tokens, under the model's
+// generation settings otherwise.
+std::vector<BatchDoc> mixed_documents(const Model& model, int count, uint32_t seed, int new_tokens_step);
+
 BatchOutcome generate_alone(const Model& model, Backend& backend, const AttentionOptions& attention, const BatchDoc& doc);
+
+// Expects every document's batched outcome to be what the CPU generates for it alone: the
+// same ids, the score within score_tolerance (relative, plus as much absolute).
+void expect_as_alone(const Model& model, const AttentionOptions& attention, const std::vector<BatchDoc>& docs,
+                     const std::map<int, BatchOutcome>& batched, double score_tolerance);
 
 // Every document in one batch of `batch_size`; each outcome once, by document (a document
 // finishing twice or failing is a test failure).

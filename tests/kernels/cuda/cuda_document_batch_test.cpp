@@ -40,14 +40,7 @@ TEST_P(CudaDocumentBatch, Fp32BatchesGiveEachDocumentTheCpusIdsAlone) {
     const std::map<int, BatchOutcome> batched = generate_together(*model, *gpu.backend, att, docs, 3, nullptr, cb);
     EXPECT_TRUE(notices.empty()) << notices.front();
     EXPECT_NE(gpu.backend->runner(), nullptr) << "the run fell back to the CPU";
-    auto cpu = make_cpu_backend();
-    ASSERT_EQ(batched.size(), docs.size());
-    for (size_t i = 0; i < docs.size(); ++i) {
-        SCOPED_TRACE("document " + std::to_string(i));
-        const BatchOutcome one = generate_alone(*model, *cpu, att, docs[i]);
-        EXPECT_EQ(batched.at(int(i)).ids, one.ids);
-        EXPECT_NEAR(batched.at(int(i)).score, one.score, 1e-3 * (1 + std::abs(one.score)));
-    }
+    expect_as_alone(*model, att, docs, batched, 1e-3);
 }
 
 TEST(CudaDocumentBatchCancel, CancellingHandsOverWhatFinishedAndTheRestFinishOnceAfter) {
