@@ -3,10 +3,12 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 
+#include "engine/core/huge_page_choice.h"
 #include "engine/core/populate.h"
 
 namespace precis {
@@ -42,10 +44,11 @@ Tensor Tensor::empty(DType dtype, Shape shape) { return allocate(dtype, std::mov
 // The encoder's activations (12.6 MB each for 4k tokens of bart-base) and the decoder's
 // cross-attention keys and values are written whole as soon as they exist: on huge pages
 // their first touch takes a few dozen page faults instead of thousands, and reading them
-// takes one address translation per 2 MB instead of per 4 KB. On the 2-core VM we measure
-// on, where a fault costs about 12 us, the first encoder layer's four 768 x 768 products
-// went from 0.17 s to 0.06 s. What is not on huge pages (a tail, or every page where THP is
-// off) is made resident in one call, 0.65 us a page there. Buffers only partly written
+// takes one address translation per 2 MB instead of per 4 KB; where fresh huge pages come
+// slowly (a VM whose host takes freed memory back) they are no longer offered
+// (huge_page_choice.h). Either way the buffer is made resident in one call rather than a
+// fault per page (on the 2-core VM we measure on, a fault cost about 12 us, and the first
+// encoder layer's four 768 x 768 products went from 0.17 s to 0.06 s). Buffers only partly written
 // (the decoder's self-attention cache, sized for the longest output) stay on 4 KB pages:
 // there a huge page would make 2 MB resident for every few rows touched.
 Tensor Tensor::empty_written_whole(DType dtype, Shape shape) { return allocate(dtype, std::move(shape), true); }
@@ -62,14 +65,20 @@ Tensor Tensor::allocate(DType dtype, Shape shape, bool written_whole) {
     // it to that), so a huge-page buffer is rounded up to whole 2 MB pages; but only the
     // pages it fills are offered: a huge page holding the tail would make up to 2 MB
     // resident that the tensor never uses, while untouched small pages cost nothing.
-    const bool huge = written_whole && bytes >= kHugePageBytes;
+    const bool huge = written_whole && bytes >= kHugePageBytes && huge_page_choice().offer();
     const uint64_t alignment = huge ? kHugePageBytes : 64;
     const uint64_t allocated = (std::max<uint64_t>(bytes, 1) + alignment - 1) / alignment * alignment;
     void* p = std::aligned_alloc(alignment, allocated);
     if (!p) throw Error("out of memory allocating a tensor of shape " + shape_str(t.shape_));
     if (huge) madvise(p, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // a no-op where THP is off
     // Below 64 KB the memory usually comes from malloc's resident heap: nothing to gain.
-    if (written_whole && bytes >= (uint64_t(64) << 10)) populate_for_writing(p, bytes);
+    if (written_whole && bytes >= (uint64_t(64) << 10)) {
+        const auto start = std::chrono::steady_clock::now();
+        populate_for_writing(p, bytes);
+        if (huge)
+            huge_page_choice().record(
+                bytes, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     t.owner_ = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
     t.data_ = p;
     return t;

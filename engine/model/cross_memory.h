@@ -40,10 +40,11 @@ struct CrossMemory {
 // Projects memory [S, heads * hd] through each layer's k and v: one CrossMemory per layer,
 // all of them views into one buffer. Each step reads every layer's keys and values (815 MB
 // a step for 32 bart-base documents of 128-1,024 tokens), so a document's are one run of
-// memory that starts on a 2 MB boundary and is offered to huge pages whole
-// (Tensor::empty_written_whole): on 4 KB pages every 4 KB read took its own address
-// translation, and the 32-document beam-4 batch's cross-attention took 3-13 s on the 2-core
-// VM we measure on (varying run to run), against 2.6-2.75 s on huge pages.
+// memory, made resident whole before it is written (Tensor::empty_written_whole) and offered
+// to huge pages where they arrive fast (huge_page_choice.h). When these pages faulted in as
+// they were first written, the 32-document beam-4 batch's cross-attention took 3-13 s on
+// the 2-core VM we measure on, against 2.6-2.75 s on huge pages; made resident at once,
+// 4 KB pages read as fast as huge ones there (2026-12-02).
 // The projection is made in parts of at most 512 rows on their way to the head-major
 // layout, so it never exists whole in [S, D]; `part` is that part's buffer, reused between
 // calls. `buffer` (optional): on entry a buffer to write into instead of allocating one, used
