@@ -27,9 +27,9 @@ public:
     static Tensor empty(DType dtype, Shape shape);  // uninitialized
     // The same for a buffer that is written whole right away (activations, cross-attention
     // keys and values): from 64 KB up its pages are made resident in one call
-    // (engine/core/populate.h) instead of faulting in one by one, and from 2 MB up it
-    // starts on a 2 MB boundary and its whole 2 MB pages are offered to transparent huge
-    // pages.
+    // (engine/core/populate.h) instead of faulting in one by one, and from 2 MB up, while
+    // huge pages arrive fast here (engine/core/huge_page_choice.h), it starts on a 2 MB
+    // boundary and its whole 2 MB pages are offered to transparent huge pages.
     static Tensor empty_written_whole(DType dtype, Shape shape);
     static Tensor zeros(DType dtype, Shape shape);
     // Wraps memory kept alive by `owner` (for example an mmap); no copy.
