@@ -4,14 +4,14 @@
 // decided by how fast huge pages actually arrive on this machine.
 //
 // Huge pages pay where a fresh 2 MB page comes fast: one fault instead of 512 (on memory
-// the host still held, the VM below made huge pages resident at 17-22 GB/s, four to eight
+// the host still held, the VM below made huge pages resident at 17-22 GB/s, six to nine
 // times as fast as 4 KB pages). Inside a VM whose host takes freed memory back
 // (virtio-balloon free page reporting hands it every free 2 MB block within seconds), each
 // fresh huge page is first faulted in on the host: on the 2-core development VM 512 MB of
 // fresh huge pages took 1.25-1.64 s to populate (0.33-0.43 GB/s), the same 512 MB on 4 KB
 // pages 0.19-0.24 s (2.3-2.8 GB/s), and reading them back took the same 0.028 s either way.
 // There the 32-document fp32 batch populated 995 MB of fresh huge pages, ~1 s of its 11 s;
-// on 4 KB pages it ran in 0.88-0.93x the time (greedy) and 0.94-0.95x (beam 4), ids identical
+// on 4 KB pages it ran in 0.88-0.94x the time (greedy) and 0.94-0.95x (beam 4), ids identical
 // (tools/bench/results/2026-12-02-cpu-throughput/).
 //
 // So buffers are offered while huge pages arrive at least kSlowestWorthOffering; the first
