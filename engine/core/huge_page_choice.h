@@ -33,6 +33,9 @@ public:
     static constexpr double kSlowestWorthOffering = 1.0e9;  // bytes per second
 
     bool offer() const { return offer_.load(std::memory_order_relaxed); }
+    // Makes [data, data + bytes), just offered to huge pages, resident (populate.h) and
+    // records how fast that went.
+    void populate_offered(void* data, size_t bytes);
     // `bytes` of buffers offered to huge pages were made resident in `seconds`.
     void record(size_t bytes, double seconds);
 

@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -70,14 +69,12 @@ Tensor Tensor::allocate(DType dtype, Shape shape, bool written_whole) {
     const uint64_t allocated = (std::max<uint64_t>(bytes, 1) + alignment - 1) / alignment * alignment;
     void* p = std::aligned_alloc(alignment, allocated);
     if (!p) throw Error("out of memory allocating a tensor of shape " + shape_str(t.shape_));
-    if (huge) madvise(p, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // a no-op where THP is off
-    // Below 64 KB the memory usually comes from malloc's resident heap: nothing to gain.
-    if (written_whole && bytes >= (uint64_t(64) << 10)) {
-        const auto start = std::chrono::steady_clock::now();
+    if (huge) {
+        madvise(p, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);  // a no-op where THP is off
+        huge_page_choice().populate_offered(p, bytes);  // and learns how fast they came
+    } else if (written_whole && bytes >= (uint64_t(64) << 10)) {
+        // Below 64 KB the memory usually comes from malloc's resident heap: nothing to gain.
         populate_for_writing(p, bytes);
-        if (huge)
-            huge_page_choice().record(
-                bytes, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     t.owner_ = std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); });
     t.data_ = p;

@@ -15,7 +15,7 @@ constexpr size_t kMB = size_t(1) << 20;
 TEST(HugePageChoice, OffersHugePagesUntilItHasSeenThemArriveSlowly) {
     HugePageChoice choice;
     EXPECT_TRUE(choice.offer());
-    choice.record(64 * kMB, 0.004);  // 16 GB/s: bare metal zeroing fresh huge pages
+    choice.record(64 * kMB, 0.004);  // 16 GB/s: huge pages the host still held came at 17-22
     EXPECT_TRUE(choice.offer());
     choice.record(512 * kMB, 1.3);  // 0.41 GB/s: the development VM's fresh huge pages
     EXPECT_FALSE(choice.offer());
