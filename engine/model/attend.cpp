@@ -31,7 +31,10 @@ void attend(const AttendArgs& a, std::vector<float>& scratch) {
     // walked value rows through memory once per query (a seventh of an fp32 beam step at
     // 512 tokens); OpenBLAS's strided sgemv / sgemm ran an fp32 step's cross-attention over
     // 16k LSG tokens 15-20 % slower (greedy and beam-4, alternated runs).
-    if (nq <= 16 || nq * nk < 4096) return attend_float_blocks(a, scratch);
+    if (nq <= 16 || nq * nk < 4096) {
+        if (attend_float_zmm(a, scratch)) return;
+        return attend_float_blocks(a, scratch);
+    }
     // Many queries (a forced prefix, a whole target at once): two matrix products.
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();

@@ -36,6 +36,10 @@ void attend(const AttendArgs& a, std::vector<float>& scratch);
 void attend_float_blocks(const AttendArgs& a, std::vector<float>& scratch);
 void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch);
 void attend_int8_kv(const AttendArgs& a, std::vector<float>& scratch);
+// attend_float_blocks in AVX-512 registers (attend_float_zmm.cpp); false, having done
+// nothing, where it does not apply (no AVX-512F or PRECIS_NO_ZMM, under four queries, hd not
+// a multiple of 16 or over 256).
+bool attend_float_zmm(const AttendArgs& a, std::vector<float>& scratch);
 // attend_int8_kv's integer arithmetic (attend_int8_kv.cpp); false, having done nothing,
 // where it does not apply (hd not a multiple of 16 or over 256, over 64 queries, a query
 // that is not finite), and attend_int8_kv then widens the rows to float.

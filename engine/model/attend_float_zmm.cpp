@@ -1,0 +1,152 @@
+// attend() for four to sixteen float32 queries over float32 keys and values, in AVX-512
+// registers: a beam search's beams in the decoder's cross-attention with fp32 weights, and
+// a few new tokens' self-attention. attend_compact_kv.cpp's 256-bit blocks are bound by
+// their instructions there (eight-key dot products summed across lanes, each value row
+// loaded once per query). Here a tile of sixteen keys is transposed in registers once for
+// all the queries, so each query's sixteen scores are plain FMAs into one register, and each
+// value row is loaded once for four queries. One thread, one head of 64 (attend_bench in
+// tools/bench/results/2026-12-02-cpu-cross-attention/), 128-1,024 keys: in cache 1.18-1.84x
+// the blocks' rate at 4 queries, 1.44-1.59x at 8; from memory (where both run at ~10 GB/s of
+// this VM's 25) 0.90-1.11x at 4 queries, 1.03-1.28x at 8. The scores, softmax and
+// weights are still two passes (scores_to_weights), so the key mask and the attention-weight
+// sink work unchanged.
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "engine/backend/lowp_linear.h"
+#include "engine/core/simd_transpose.h"
+#include "engine/model/attend.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 builds the transposition's unpacks and shuffles from _mm512_undefined_ps(), which
+// -Wmaybe-uninitialized reports once they are inlined here.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace precis {
+
+namespace {
+
+constexpr int kTileKeys = 16;
+// How far ahead the keys' and the values' rows are asked for (rows; a prefetch past the
+// end of the rows is dropped, never faults). Without it 4 queries from memory ran at
+// 0.85-0.93x the blocks' rate, with 16/8 to 64/32 rows ahead 0.87-1.17x alike
+// (sweep-prefetch.txt in the folder above).
+constexpr int64_t kKeyRowsAhead = 32;
+constexpr int64_t kValueRowsAhead = 16;
+// Queries whose value accumulators are held in registers at once: 4 x 4 registers at
+// head width 64. Wider heads take them in column slices of 64.
+constexpr int kQueriesPerPass = 4;
+
+// Keys [j0, j0 + valid) transposed into kt[hd][16] (lanes past `valid` zero): kt[c] holds
+// dimension c of the tile's sixteen keys.
+__attribute__((target("avx512f"))) void transpose_key_tile(const float* k, int64_t ldk, int64_t hd, int valid,
+                                                           float* kt) {
+    for (int64_t c0 = 0; c0 < hd; c0 += 16) {
+        __m512 r[16], t[16];
+        for (int i = 0; i < 16; ++i) r[i] = i < valid ? _mm512_loadu_ps(k + i * ldk + c0) : _mm512_setzero_ps();
+        for (int i = 0; i < 16; ++i) _mm_prefetch(reinterpret_cast<const char*>(k + (i + kKeyRowsAhead) * ldk + c0), _MM_HINT_T0);
+        transpose16_in_registers(r, t);
+        for (int c = 0; c < 16; ++c) _mm512_store_ps(kt + (c0 + c) * 16, t[c]);
+    }
+}
+
+// s[i * lds + 0..valid) = scale * q_i . key for queries [0, Q) against the transposed tile.
+// Two accumulators per query (even and odd dimensions) halve the FMA chain; every query's
+// sums run in the same order whatever Q is, so a query's scores do not depend on which
+// other queries share the call (a document batched or alone gets the same bits).
+template <int Q>
+__attribute__((target("avx512f"))) void tile_scores(const float* q, int64_t ldq, const float* kt, int64_t hd,
+                                                    float scale, int valid, float* s, int64_t lds) {
+    __m512 even[Q], odd[Q];
+    for (int i = 0; i < Q; ++i) even[i] = odd[i] = _mm512_setzero_ps();
+    for (int64_t c = 0; c < hd; c += 2) {
+        const __m512 k0 = _mm512_load_ps(kt + c * 16), k1 = _mm512_load_ps(kt + (c + 1) * 16);
+        for (int i = 0; i < Q; ++i) {
+            even[i] = _mm512_fmadd_ps(_mm512_set1_ps(q[i * ldq + c]), k0, even[i]);
+            odd[i] = _mm512_fmadd_ps(_mm512_set1_ps(q[i * ldq + c + 1]), k1, odd[i]);
+        }
+    }
+    const __mmask16 lanes = __mmask16((1u << valid) - 1u);
+    for (int i = 0; i < Q; ++i)
+        _mm512_mask_storeu_ps(s + i * lds, lanes, _mm512_mul_ps(_mm512_add_ps(even[i], odd[i]), _mm512_set1_ps(scale)));
+}
+
+using TileScores = void (*)(const float*, int64_t, const float*, int64_t, float, int, float*, int64_t);
+constexpr TileScores kTileScores[kQueriesPerPass] = {tile_scores<1>, tile_scores<2>, tile_scores<3>, tile_scores<4>};
+
+// out_i[0..16W) = sum over keys j of w_i[j] * v[j] for queries [0, Q), W registers a query:
+// each value row is loaded once for all Q queries. Summed in key order from zero, the same
+// for every Q. A weight of zero (a masked key) adds zero: 0 * v, as the reference's product.
+template <int Q, int W>
+__attribute__((target("avx512f"))) void weighted_values(const float* w, int64_t ldw, const float* v, int64_t ldv,
+                                                        int64_t keys, float* out, int64_t ldo) {
+    __m512 acc[Q][W];
+    for (int i = 0; i < Q; ++i)
+        for (int c = 0; c < W; ++c) acc[i][c] = _mm512_setzero_ps();
+    for (int64_t j = 0; j < keys; ++j) {
+        __m512 row[W];
+        for (int c = 0; c < W; ++c) row[c] = _mm512_loadu_ps(v + j * ldv + 16 * c);
+        for (int c = 0; c < W; ++c) _mm_prefetch(reinterpret_cast<const char*>(v + (j + kValueRowsAhead) * ldv + 16 * c), _MM_HINT_T0);
+        for (int i = 0; i < Q; ++i) {
+            const __m512 wij = _mm512_set1_ps(w[i * ldw + j]);
+            for (int c = 0; c < W; ++c) acc[i][c] = _mm512_fmadd_ps(wij, row[c], acc[i][c]);
+        }
+    }
+    for (int i = 0; i < Q; ++i)
+        for (int c = 0; c < W; ++c) _mm512_storeu_ps(out + i * ldo + 16 * c, acc[i][c]);
+}
+
+template <int Q>
+void weighted_values_slice(const float* w, int64_t ldw, const float* v, int64_t ldv, int64_t keys, int width,
+                           float* out, int64_t ldo) {
+    switch (width / 16) {
+        case 4: return weighted_values<Q, 4>(w, ldw, v, ldv, keys, out, ldo);
+        case 3: return weighted_values<Q, 3>(w, ldw, v, ldv, keys, out, ldo);
+        case 2: return weighted_values<Q, 2>(w, ldw, v, ldv, keys, out, ldo);
+        default: return weighted_values<Q, 1>(w, ldw, v, ldv, keys, out, ldo);
+    }
+}
+
+using WeightedValues = void (*)(const float*, int64_t, const float*, int64_t, int64_t, int, float*, int64_t);
+constexpr WeightedValues kWeightedValues[kQueriesPerPass] = {weighted_values_slice<1>, weighted_values_slice<2>,
+                                                             weighted_values_slice<3>, weighted_values_slice<4>};
+
+}  // namespace
+
+bool attend_float_zmm(const AttendArgs& a, std::vector<float>& scratch) {
+    const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
+    // Under four queries the tile's transposition is paid for too few of them: from memory
+    // 2 queries ran at 0.69-0.94x the blocks' rate and 3 at 0.82-0.91x (the
+    // attend-bench-*-before-declining-under-four.txt files); greedy's one query stays there too.
+    if (!fp32_zmm_kernels() || hd % 16 != 0 || hd > 256 || nq < kQueriesPerPass || nk < 1) return false;
+    if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
+    float* s = scratch.data();
+    alignas(64) float kt[256 * kTileKeys];  // the transposed tile: 16 KB at most
+
+    for (int64_t j0 = 0; j0 < nk; j0 += kTileKeys) {
+        const int valid = int(std::min<int64_t>(kTileKeys, nk - j0));
+        transpose_key_tile(a.k + j0 * a.ldk, a.ldk, hd, valid, kt);
+        for (int64_t i0 = 0; i0 < nq; i0 += kQueriesPerPass) {
+            const int queries = int(std::min<int64_t>(kQueriesPerPass, nq - i0));
+            kTileScores[queries - 1](a.q + i0 * a.ldq, a.ldq, kt, hd, a.scale, valid, s + i0 * nk + j0, nk);
+        }
+    }
+    scores_to_weights(a, s);
+    for (int64_t i0 = 0; i0 < nq; i0 += kQueriesPerPass) {
+        const int queries = int(std::min<int64_t>(kQueriesPerPass, nq - i0));
+        for (int64_t c0 = 0; c0 < hd; c0 += 64)
+            kWeightedValues[queries - 1](s + i0 * nk, nk, a.v + c0, a.ldv, nk, int(std::min<int64_t>(64, hd - c0)),
+                                         a.out + i0 * a.ldo + c0, a.ldo);
+    }
+    return true;
+}
+
+}  // namespace precis
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
