@@ -3,6 +3,14 @@
 // matrix down its columns (the attention's key panels, the step product's activations).
 #include <immintrin.h>
 
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 builds these unpacks and shuffles from _mm512_undefined_ps(), which
+// -Wmaybe-uninitialized reports wherever this is inlined.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace precis {
 
 // t[c] = column c of the tile whose row i is r[i]: two rounds of in-lane shuffles, then
@@ -32,3 +40,7 @@ __attribute__((target("avx512f"))) inline void transpose16_in_registers(__m512 r
 }
 
 }  // namespace precis
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -18,14 +18,6 @@
 #include "engine/core/simd_transpose.h"
 #include "engine/model/attend.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12 builds the transposition's unpacks and shuffles from _mm512_undefined_ps(), which
-// -Wmaybe-uninitialized reports once they are inlined here.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 namespace precis {
 
 namespace {
@@ -146,7 +138,3 @@ bool attend_float_zmm(const AttendArgs& a, std::vector<float>& scratch) {
 }
 
 }  // namespace precis
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
