@@ -7,6 +7,9 @@
 
 namespace precis {
 
+// Keys to a tile where AttendArgs::k_tiles holds them.
+constexpr int64_t kFloatKeyTile = 16;
+
 struct AttendArgs {
     const float* q; int64_t ldq;  // [nq, hd] for this head, rows ldq apart
     const float* k; int64_t ldk;  // [nk, hd]
@@ -21,6 +24,11 @@ struct AttendArgs {
     const int8_t* v8 = nullptr;
     const float* k8_scales = nullptr;
     const float* v8_scales = nullptr;
+    // Or float32 keys in tiles of sixteen (k null; v float32 rows as usual): keys [16t, 16t +
+    // 16) are [hd][16] at k_tiles + 16 * t * hd, dimension by dimension, the lanes past nk
+    // zero. The decoder's fp32 cross-attention keys where float_key_tiles_apply(hd)
+    // (cross_memory.h), so that a step's queries multiply them without transposing them.
+    const float* k_tiles = nullptr;
     int64_t nq, nk, hd;
     float scale = 1.f;              // applied to q.k
     const float* key_mask = nullptr;  // additive [nk] or null
@@ -36,10 +44,13 @@ void attend(const AttendArgs& a, std::vector<float>& scratch);
 void attend_float_blocks(const AttendArgs& a, std::vector<float>& scratch);
 void attend_half_kv(const AttendArgs& a, std::vector<float>& scratch);
 void attend_int8_kv(const AttendArgs& a, std::vector<float>& scratch);
-// attend_float_blocks in AVX-512 registers (attend_float_zmm.cpp); false, having done
-// nothing, where it does not apply (no AVX-512F or PRECIS_NO_ZMM, under four queries, hd not
-// a multiple of 16 or over 256).
+// attend_float_blocks in AVX-512 registers (attend_float_zmm.cpp), for keys as rows or as
+// k_tiles; false, having done nothing, where it does not apply (!float_key_tiles_apply(hd),
+// or keys as rows and under four queries).
 bool attend_float_zmm(const AttendArgs& a, std::vector<float>& scratch);
+// Whether attend_float_zmm serves head width hd (AVX-512F without PRECIS_NO_ZMM, hd a
+// multiple of 16 up to 256): where it does, the fp32 cross-attention keys are stored as tiles.
+bool float_key_tiles_apply(int64_t hd);
 // attend_int8_kv's integer arithmetic (attend_int8_kv.cpp); false, having done nothing,
 // where it does not apply (hd not a multiple of 16 or over 256, over 64 queries, a query
 // that is not finite), and attend_int8_kv then widens the rows to float.

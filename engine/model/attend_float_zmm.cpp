@@ -1,15 +1,20 @@
-// attend() for four to sixteen float32 queries over float32 keys and values, in AVX-512
-// registers: a beam search's beams in the decoder's cross-attention with fp32 weights, and
-// a few new tokens' self-attention. attend_compact_kv.cpp's 256-bit blocks are bound by
-// their instructions there (eight-key dot products summed across lanes, each value row
-// loaded once per query). Here a tile of sixteen keys is transposed in registers once for
-// all the queries, so each query's sixteen scores are plain FMAs into one register, and each
-// value row is loaded once for four queries. One thread, one head of 64 (attend_bench in
-// tools/bench/results/2026-12-02-cpu-cross-attention/), 128-1,024 keys: in cache 1.18-1.84x
-// the blocks' rate at 4 queries, 1.44-1.59x at 8; from memory (where both run at ~10 GB/s of
-// this VM's 25) 0.90-1.11x at 4 queries, 1.03-1.28x at 8. The scores, softmax and
-// weights are still two passes (scores_to_weights), so the key mask and the attention-weight
-// sink work unchanged.
+// attend() for float32 queries over float32 keys and values in AVX-512 registers: a beam
+// search's beams, or greedy's one query, in the decoder's cross-attention with fp32
+// weights, and a few new tokens' self-attention. attend_compact_kv.cpp's 256-bit blocks are
+// bound by their instructions there (eight-key dot products summed across lanes, each value
+// row loaded once per query). Here the keys are read in tiles of sixteen, dimension by
+// dimension, so each query's sixteen scores are plain FMAs into one register, and each value
+// row is loaded once for four queries. The cross-attention keys are stored as such tiles
+// (AttendArgs::k_tiles, written once per document); keys as rows (the self-attention's
+// cache, small and recent) are transposed tile by tile in registers, which pays in cache
+// from four queries on.
+// One thread, one head of 64 over 128-1,024 keys (attend_bench in
+// tools/bench/results/2026-12-02-cpu-cross-attention/, against the blocks): keys as tiles
+// 1.48-1.83x from memory and 1.56-2.09x in cache for one query, 1.50-2.10x and 1.65-2.20x
+// for four; keys as rows at four queries 1.13-1.39x in cache but 0.73-0.95x from memory,
+// where the transposition's loads stall (the blocks read 7.6-9.3 GB/s there, tiles 12.8-17.4).
+// The scores, softmax and weights are still two passes (scores_to_weights), so the key mask
+// and the attention-weight sink work unchanged.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -22,13 +27,16 @@ namespace precis {
 
 namespace {
 
-constexpr int kTileKeys = 16;
+constexpr int kTileKeys = int(kFloatKeyTile);
 // How far ahead the keys' and the values' rows are asked for (rows; a prefetch past the
 // end of the rows is dropped, never faults). Without it 4 queries from memory ran at
 // 0.85-0.93x the blocks' rate, with 16/8 to 64/32 rows ahead 0.87-1.17x alike
 // (sweep-prefetch.txt in the folder above).
 constexpr int64_t kKeyRowsAhead = 32;
 constexpr int64_t kValueRowsAhead = 16;
+// Tiles asked for ahead when the keys are stored as tiles: the tile after next, whole (8 KB
+// at width 64, as the rows' 32 ahead; not swept).
+constexpr int64_t kTilesAhead = 2;
 // Queries whose value accumulators are held in registers at once: 4 x 4 registers at
 // head width 64. Wider heads take them in column slices of 64.
 constexpr int kQueriesPerPass = 4;
@@ -44,6 +52,12 @@ __attribute__((target("avx512f"))) void transpose_key_tile(const float* k, int64
         transpose16_in_registers(r, t);
         for (int c = 0; c < 16; ++c) _mm512_store_ps(kt + (c0 + c) * 16, t[c]);
     }
+}
+
+// The tile kTilesAhead on from `tile` asked for, every one of its hd lines.
+__attribute__((target("avx512f"))) void prefetch_key_tile(const float* tile, int64_t hd) {
+    const float* ahead = tile + kTilesAhead * kTileKeys * hd;
+    for (int64_t c = 0; c < hd; ++c) _mm_prefetch(reinterpret_cast<const char*>(ahead + c * kTileKeys), _MM_HINT_T0);
 }
 
 // s[i * lds + 0..valid) = scale * q_i . key for queries [0, Q) against the transposed tile.
@@ -109,19 +123,28 @@ constexpr WeightedValues kWeightedValues[kQueriesPerPass] = {weighted_values_sli
 
 }  // namespace
 
+bool float_key_tiles_apply(int64_t hd) { return fp32_zmm_kernels() && hd % 16 == 0 && hd <= 256; }
+
 bool attend_float_zmm(const AttendArgs& a, std::vector<float>& scratch) {
     const int64_t nq = a.nq, nk = a.nk, hd = a.hd;
-    // Under four queries the tile's transposition is paid for too few of them: from memory
-    // 2 queries ran at 0.69-0.94x the blocks' rate and 3 at 0.82-0.91x (the
+    const bool tiled = a.k_tiles != nullptr;
+    // Keys as rows, under four queries: the tile's transposition is paid for too few of them.
+    // From memory 2 queries ran at 0.69-0.94x the blocks' rate and 3 at 0.82-0.91x (the
     // attend-bench-*-before-declining-under-four.txt files); greedy's one query stays there too.
-    if (!fp32_zmm_kernels() || hd % 16 != 0 || hd > 256 || nq < kQueriesPerPass || nk < 1) return false;
+    if (!float_key_tiles_apply(hd) || nk < 1 || (!tiled && nq < kQueriesPerPass)) return false;
     if (scratch.size() < size_t(nq * nk)) scratch.resize(size_t(nq * nk));
     float* s = scratch.data();
-    alignas(64) float kt[256 * kTileKeys];  // the transposed tile: 16 KB at most
+    alignas(64) float transposed[256 * kTileKeys];  // a tile of keys as rows, transposed: 16 KB at most
 
     for (int64_t j0 = 0; j0 < nk; j0 += kTileKeys) {
         const int valid = int(std::min<int64_t>(kTileKeys, nk - j0));
-        transpose_key_tile(a.k + j0 * a.ldk, a.ldk, hd, valid, kt);
+        const float* kt = transposed;
+        if (tiled) {
+            kt = a.k_tiles + j0 * hd;
+            prefetch_key_tile(kt, hd);
+        } else {
+            transpose_key_tile(a.k + j0 * a.ldk, a.ldk, hd, valid, transposed);
+        }
         for (int64_t i0 = 0; i0 < nq; i0 += kQueriesPerPass) {
             const int queries = int(std::min<int64_t>(kQueriesPerPass, nq - i0));
             kTileScores[queries - 1](a.q + i0 * a.ldq, a.ldq, kt, hd, a.scale, valid, s + i0 * nk + j0, nk);

@@ -25,6 +25,10 @@ constexpr int64_t kPartRows = 512;
 // Threads only pay off on more than a few rows.
 constexpr int64_t kParallelElements = int64_t(1) << 16;
 
+constexpr int64_t kTile = kFloatKeyTile;
+// The key tiles S positions take.
+int64_t key_tiles(int64_t S) { return (S + kTile - 1) / kTile; }
+
 void store_int8_row(const float* from, int64_t hd, int8_t* to, float* scale) {
     float m = 0.f, zero = 0.f;  // zero becomes NaN if any element is NaN or infinite
     for (int64_t c = 0; c < hd; ++c) {
@@ -60,6 +64,21 @@ void store_rows_as_floats(const float* src, int64_t rows, int64_t row0, int64_t 
                       [&](const float* from, int64_t i) { std::copy(from, from + hd, dst + i * hd); });
 }
 
+void store_rows_as_float_tiles(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
+                               float* dst) {
+    const int64_t tiles = key_tiles(S);
+    for_each_head_row(src, rows, row0, S, heads, hd, [&](const float* from, int64_t i) {
+        const int64_t h = i / S, j = i % S;
+        float* lane = dst + (h * tiles + j / kTile) * kTile * hd + j % kTile;
+        for (int64_t c = 0; c < hd; ++c) lane[c * kTile] = from[c];
+    });
+    if (row0 + rows != S || S % kTile == 0) return;
+    for (int64_t h = 0; h < heads; ++h) {
+        float* last = dst + (h * tiles + tiles - 1) * kTile * hd;
+        for (int64_t c = 0; c < hd; ++c) std::fill(last + c * kTile + S % kTile, last + (c + 1) * kTile, 0.f);
+    }
+}
+
 void store_rows_as_halves(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
                           uint16_t* dst) {
     for_each_head_row(src, rows, row0, S, heads, hd, [&](const float* from, int64_t i) {
@@ -80,12 +99,16 @@ void store_rows_as_int8(const float* src, int64_t rows, int64_t row0, int64_t S,
 
 void CrossMemory::point_at_head(AttendArgs& a, int64_t h) const {
     a.k = a.v = nullptr;
+    a.k_tiles = nullptr;
     a.k16 = a.v16 = nullptr;
     a.k8 = a.v8 = nullptr;
     a.k8_scales = a.v8_scales = nullptr;
     switch (k.dtype()) {
-        case DType::F32:  // [heads, S, hd]
-            a.k = k.data<float>() + h * S * hd;
+        case DType::F32:  // [heads, S, hd], or the keys [heads, tiles, hd, 16]
+            if (k_tiled)
+                a.k_tiles = k.data<float>() + h * key_tiles(S) * kTile * hd;
+            else
+                a.k = k.data<float>() + h * S * hd;
             a.v = v.data<float>() + h * S * hd;
             a.ldk = a.ldv = hd;
             return;
@@ -113,8 +136,9 @@ size_t CrossMemory::bytes() const {
 
 size_t CrossMemory::bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType compute) {
     const size_t values = 2 * size_t(S) * size_t(heads * hd);  // keys and values
+    const int64_t key_rows = float_key_tiles_apply(hd) ? key_tiles(S) * kTile : S;  // tiles pad fp32 keys
     switch (compute) {
-        case ComputeType::Fp32: return values * sizeof(float);
+        case ComputeType::Fp32: return size_t(S + key_rows) * size_t(heads * hd) * sizeof(float);
         case ComputeType::Fp16Weights: return values * sizeof(uint16_t);
         case ComputeType::Int8: return values + 2 * size_t(heads) * size_t(S) * sizeof(float);
     }
@@ -126,6 +150,7 @@ namespace {
 // Each layer's keys, values (and int8 scales) in turn, every piece on a cache line.
 struct CrossLayout {
     DType stored;
+    bool k_tiled;  // kv_bytes then holds the keys' tiles, padded to sixteen positions
     size_t kv_bytes, scale_bytes;
     size_t layer_bytes() const { return 2 * (kv_bytes + scale_bytes); }
 };
@@ -135,7 +160,9 @@ CrossLayout cross_layout(int64_t S, int64_t heads, int64_t hd, ComputeType compu
     const auto line = [](size_t bytes) { return (bytes + 63) / 64 * 64; };
     CrossLayout c;
     c.stored = int8 ? DType::I8 : fp32 ? DType::F32 : DType::F16;
-    c.kv_bytes = line(size_t(heads * S * hd) * dtype_size(c.stored));
+    c.k_tiled = fp32 && float_key_tiles_apply(hd);
+    const int64_t rows = c.k_tiled ? key_tiles(S) * kTile : S;
+    c.kv_bytes = line(size_t(heads * rows * hd) * dtype_size(c.stored));
     c.scale_bytes = int8 ? line(size_t(heads * S) * sizeof(float)) : 0;
     return c;
 }
@@ -165,7 +192,9 @@ std::vector<CrossMemory> project_cross_memories(Backend& be, const std::vector<c
         uint8_t* base = kept->data<uint8_t>() + l * layer_bytes;
         CrossMemory m;
         m.S = S, m.heads = heads, m.hd = hd;
-        m.k = Tensor::view(stored, {heads, S, hd}, base, kept);
+        m.k_tiled = layout.k_tiled;
+        m.k = m.k_tiled ? Tensor::view(stored, {heads, key_tiles(S), hd, kTile}, base, kept)
+                        : Tensor::view(stored, {heads, S, hd}, base, kept);
         m.v = Tensor::view(stored, {heads, S, hd}, base + kv_bytes, kept);
         if (int8) {
             m.k_scales = Tensor::view(DType::F32, {heads, S}, base + 2 * kv_bytes, kept);
@@ -185,6 +214,8 @@ std::vector<CrossMemory> project_cross_memories(Backend& be, const std::vector<c
                 if (int8)
                     store_rows_as_int8(part.data<float>(), rows, r0, S, heads, hd, to->data<int8_t>(),
                                        scales->data<float>());
+                else if (fp32 && to == &m.k && m.k_tiled)
+                    store_rows_as_float_tiles(part.data<float>(), rows, r0, S, heads, hd, to->data<float>());
                 else if (fp32)
                     store_rows_as_floats(part.data<float>(), rows, r0, S, heads, hd, to->data<float>());
                 else

@@ -4,7 +4,10 @@
 // decoding step of every beam. On long inputs they outweigh the decoder's weights in
 // the bytes a step reads (bart-large, 4k tokens: 400 MB in float32 against 228 MB of
 // int8 weights), so they are kept as compactly as the compute type allows:
-//   fp32          float32 [heads, S, hd], the values the reference computes;
+//   fp32          float32 [heads, S, hd], the values the reference computes; where
+//                 float_key_tiles_apply(hd) (attend.h: AVX-512, hd a multiple of 16) the
+//                 keys as [heads, S / 16 rounded up, hd, 16] tiles instead, so that every
+//                 step's queries multiply them without transposing them (AttendArgs::k_tiles);
 //   fp16-weights  IEEE half [heads, S, hd] (rounding 2^-11, below the fixtures' tolerance);
 //   int8          int8 [heads, S, hd] with a float scale per head and position (symmetric,
 //                 max|row| / 127): a quarter of the float32 bytes. The rounding (at most
@@ -29,8 +32,10 @@ struct CrossMemory {
     Tensor k, v;                // as above
     Tensor k_scales, v_scales;  // int8 only: [heads, S]
     int64_t S = 0, heads = 0, hd = 0;
+    bool k_tiled = false;       // fp32 keys as tiles of sixteen (above)
 
-    // Sets a's keys and values (k/v, k16/v16 or k8/v8 with scales, and their strides) to head h.
+    // Sets a's keys and values (k/v, k_tiles/v, k16/v16 or k8/v8 with scales, and their
+    // strides) to head h.
     void point_at_head(AttendArgs& a, int64_t h) const;
     size_t bytes() const;
     // What bytes() will be for S positions of a compute type, before projecting (bench).
@@ -63,6 +68,10 @@ size_t cross_memories_bytes(int64_t S, int64_t heads, int64_t hd, ComputeType co
 // would.
 void store_rows_as_floats(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
                           float* dst);
+// The same rows of keys into [heads, S / 16 rounded up, hd, 16] tiles; the part that writes
+// key S - 1 zeroes the lanes after it.
+void store_rows_as_float_tiles(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
+                               float* dst);
 void store_rows_as_halves(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd,
                           uint16_t* dst);
 void store_rows_as_int8(const float* src, int64_t rows, int64_t row0, int64_t S, int64_t heads, int64_t hd, int8_t* dst,

@@ -5,9 +5,12 @@
 // 64-float slices, rows strided as heads sit side by side, key and causal masks and the
 // weight sink. A query's bits must not depend on the queries beside it in the call (a
 // document's beams batched or alone), and the kernel must decline what it does not serve.
+// Keys stored as tiles of sixteen (the fp32 cross-attention memory) give any number of
+// queries, one to many, what keys as rows give.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <tuple>
 #include <utility>
@@ -32,6 +35,17 @@ struct Problem {
         for (int64_t j = 1; j < nk; j += 5) mask[size_t(j)] = std::numeric_limits<float>::lowest();
     }
 
+    // The keys as AttendArgs::k_tiles holds them, on a cache line, lanes past nk zero.
+    const float* key_tiles() {
+        const int64_t tiles = (nk + 15) / 16;
+        tile_store.assign(size_t(tiles * 16 * hd + 16), std::numeric_limits<float>::quiet_NaN());
+        float* t = tile_store.data() + (16 - reinterpret_cast<uintptr_t>(tile_store.data()) / 4 % 16) % 16;
+        for (int64_t j = 0; j < tiles * 16; ++j)
+            for (int64_t c = 0; c < hd; ++c) t[(j / 16) * 16 * hd + c * 16 + j % 16] = j < nk ? k[size_t(j * ld + c)] : 0.f;
+        return t;
+    }
+    std::vector<float> tile_store;
+
     // Queries [first, first + count) of the problem, their outputs and summed weights.
     AttendArgs args(int64_t first, int64_t count, int64_t causal_offset, std::vector<float>& out,
                     std::vector<float>& sink) {
@@ -48,6 +62,21 @@ struct Problem {
         return a;
     }
 };
+
+// Outputs and summed weights as the blocks path's up to summation order, and nothing
+// written past each query's head.
+void expect_as_the_blocks(const Problem& p, const std::vector<float>& out, const std::vector<float>& sink,
+                          const std::vector<float>& ref_out, const std::vector<float>& ref_sink) {
+    for (int64_t i = 0; i < p.nq; ++i)
+        for (int64_t c = 0; c < p.ld; ++c) {
+            const size_t at = size_t(i * p.ld + c);
+            if (c < p.hd)
+                EXPECT_NEAR(out[at], ref_out[at], 2e-6f + 2e-6f * std::fabs(ref_out[at])) << "query " << i << " dim " << c;
+            else
+                EXPECT_EQ(out[at], -7.f) << "wrote past the head, query " << i << " column " << c;
+        }
+    for (int64_t j = 0; j < p.nk; ++j) EXPECT_NEAR(sink[size_t(j)], ref_sink[size_t(j)], 2e-6f) << "key " << j;
+}
 
 using Shape = std::tuple<int64_t, int64_t, int64_t, bool>;  // nq, nk, hd, causal
 
@@ -66,15 +95,7 @@ TEST_P(AttendFloatZmm, MatchesTheBlocksPathOnTheSameKeysAndValues) {
     std::vector<float> out, sink, ref_out, ref_sink, scratch;
     ASSERT_TRUE(attend_float_zmm(p.args(0, nq, offset, out, sink), scratch));
     attend_float_blocks(p.args(0, nq, offset, ref_out, ref_sink), scratch);
-    for (int64_t i = 0; i < nq; ++i)
-        for (int64_t c = 0; c < p.ld; ++c) {
-            const size_t at = size_t(i * p.ld + c);
-            if (c < hd)
-                EXPECT_NEAR(out[at], ref_out[at], 2e-6f + 2e-6f * std::fabs(ref_out[at])) << "query " << i << " dim " << c;
-            else
-                EXPECT_EQ(out[at], -7.f) << "wrote past the head, query " << i << " column " << c;
-        }
-    for (int64_t j = 0; j < nk; ++j) EXPECT_NEAR(sink[size_t(j)], ref_sink[size_t(j)], 2e-6f) << "key " << j;
+    expect_as_the_blocks(p, out, sink, ref_out, ref_sink);
     for (int64_t j = 1; j < nk; j += 5) EXPECT_EQ(sink[size_t(j)], 0.f) << "masked key " << j;
 }
 
@@ -99,6 +120,51 @@ TEST(AttendFloatZmmBits, AQueryGetsTheSameBitsWhicheverQueriesShareTheCall) {
             for (int64_t c = 0; c < p.hd; ++c)
                 ASSERT_EQ(part[size_t(r * p.ld + c)], all[size_t((first + r) * p.ld + c)]) << "query " << first + r;
     }
+}
+
+class AttendFloatKeyTiles : public AttendFloatZmm {};
+
+TEST_P(AttendFloatKeyTiles, GiveAnyNumberOfQueriesWhatKeysAsRowsGive) {
+    const auto [nq, nk, hd, causal] = GetParam();
+    Problem p(nq, nk, hd);
+    const int64_t offset = causal ? nk - nq : -1;
+    std::vector<float> out, sink, ref_out, ref_sink, rows_out, rows_sink, scratch;
+    AttendArgs tiled = p.args(0, nq, offset, out, sink);
+    tiled.k = nullptr;
+    tiled.k_tiles = p.key_tiles();
+    ASSERT_TRUE(attend_float_zmm(tiled, scratch));
+    attend_float_blocks(p.args(0, nq, offset, ref_out, ref_sink), scratch);
+    expect_as_the_blocks(p, out, sink, ref_out, ref_sink);
+    // From four queries on, keys as rows take the same arithmetic: the same bits.
+    if (nq >= 4) {
+        ASSERT_TRUE(attend_float_zmm(p.args(0, nq, offset, rows_out, rows_sink), scratch));
+        EXPECT_EQ(out, rows_out);
+        EXPECT_EQ(sink, rows_sink);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, AttendFloatKeyTiles,
+    ::testing::Values(Shape{1, 1, 64, false}, Shape{1, 15, 64, false}, Shape{1, 300, 64, false},
+                      Shape{2, 17, 64, false}, Shape{3, 33, 16, false}, Shape{4, 16, 64, false},
+                      Shape{5, 300, 64, false}, Shape{7, 129, 96, false}, Shape{8, 50, 128, false},
+                      Shape{6, 40, 256, false}, Shape{1, 64, 80, false}, Shape{16, 200, 64, false},
+                      Shape{2, 40, 64, true}));
+
+TEST(AttendFloatKeyTilesMany, AWholeTargetAtOnceGetsWhatKeysAsRowsGive) {
+    if (!float_key_tiles_apply(64)) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
+    // 24 queries over 300 keys: attend() takes its two matrix products, from the keys
+    // put back as rows.
+    Problem p(24, 300, 64);
+    std::vector<float> out, sink, ref_out, ref_sink, scratch;
+    AttendArgs tiled = p.args(0, 24, -1, out, sink);
+    tiled.k = nullptr;
+    tiled.k_tiles = p.key_tiles();
+    attend(tiled, scratch);
+    attend(p.args(0, 24, -1, ref_out, ref_sink), scratch);
+    // The same products over the same keys, only their rows' stride differs.
+    EXPECT_LE(normalized_error(out, ref_out), 1e-6);
+    EXPECT_LE(normalized_error(sink, ref_sink), 1e-6);
 }
 
 TEST(AttendFloatZmmBits, DeclinesWhatItDoesNotServe) {

@@ -171,6 +171,74 @@ TEST_P(CrossMemoryLayout, EveryLayerAtOnceHoldsEachLayersOwnProjectionInOneRunOf
     }
 }
 
+// fp32 keys as tiles of sixteen (heads whose width AVX-512 serves): every key in its lane,
+// whichever part of the projection wrote it, and the lanes past the last key zero even in
+// a buffer that held something else (a leaving document's).
+TEST(CrossMemoryFloatTiles, EveryKeyIsInItsLaneAndTheLanesPastTheLastAreZero) {
+    const int64_t S = 45, heads = 3, hd = 32, D = heads * hd, tiles = (S + 15) / 16;
+    const std::vector<float> x = gaussian(size_t(S * D), 10);
+    std::vector<float> t(size_t(heads * tiles * 16 * hd), std::numeric_limits<float>::quiet_NaN());
+    store_rows_as_float_tiles(x.data(), 37, 0, S, heads, hd, t.data());
+    store_rows_as_float_tiles(x.data() + 37 * D, S - 37, 37, S, heads, hd, t.data());
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t j = 0; j < tiles * 16; ++j)
+            for (int64_t c = 0; c < hd; ++c) {
+                const float got = t[size_t(((h * tiles + j / 16) * hd + c) * 16 + j % 16)];
+                if (j < S) ASSERT_EQ(got, x[size_t(j * D + h * hd + c)]) << "head " << h << " key " << j << " dim " << c;
+                else ASSERT_EQ(got, 0.f) << "head " << h << " lane " << j << " dim " << c;
+            }
+}
+
+// The fp32 memory of heads 64 wide, as the decoder reads it through point_at_head, gives
+// greedy's query, a document's beams and a whole target at once what the keys as rows give.
+TEST(CrossMemoryFloatTiles, AttendingTheStoredTilesGivesWhatTheProjectedRowsGive) {
+    const int64_t S = 300, heads = 2, hd = 64, D = heads * hd;
+    if (!float_key_tiles_apply(hd)) GTEST_SKIP() << "this CPU has no AVX-512 (or PRECIS_NO_ZMM is set)";
+    AttentionWeights w;
+    for (auto [linear, seed] : {std::pair{&w.k, 21u}, std::pair{&w.v, 22u}}) {
+        const std::vector<float> values = gaussian(size_t(D * D), seed, 0.1f);
+        linear->weight = Tensor::empty(DType::F32, {D, D});
+        std::copy(values.begin(), values.end(), linear->weight.data<float>());
+        linear->bias = Tensor::zeros(DType::F32, {D});
+    }
+    const std::vector<float> memory = gaussian(size_t(S * D), 23);
+    auto backend = make_cpu_backend();
+    Tensor part;
+    const CrossMemory m =
+        std::move(project_cross_memories(*backend, {&w}, memory.data(), S, heads, hd, ComputeType::Fp32, part).front());
+    ASSERT_TRUE(m.k_tiled);
+    EXPECT_EQ(m.bytes(), CrossMemory::bytes_for(S, heads, hd, ComputeType::Fp32));
+    EXPECT_EQ(m.bytes(), size_t((S + 4) + S) * size_t(D) * sizeof(float));  // 300 keys in 19 tiles
+    // The reference: the same products, kept as rows [S, D].
+    std::vector<float> keys(size_t(S * D)), values(size_t(S * D));
+    backend->linear(memory.data(), S, D, w.k.ref(), w.k.b(), D, keys.data());
+    backend->linear(memory.data(), S, D, w.v.ref(), w.v.b(), D, values.data());
+    for (int64_t nq : {1, 4, 24}) {
+        const std::vector<float> q = gaussian(size_t(nq * D), uint32_t(30 + nq));
+        for (int64_t h = 0; h < heads; ++h) {
+            std::vector<float> out(size_t(nq * hd)), ref(size_t(nq * hd)), scratch;
+            AttendArgs a, r;
+            m.point_at_head(a, h);
+            ASSERT_NE(a.k_tiles, nullptr);
+            ASSERT_EQ(a.k, nullptr);
+            r.k = keys.data() + h * hd, r.v = values.data() + h * hd, r.ldk = r.ldv = D;
+            for (AttendArgs* x : {&a, &r}) {
+                x->q = q.data() + h * hd, x->ldq = D;
+                x->nq = nq, x->nk = S, x->hd = hd, x->scale = 0.125f;
+            }
+            a.out = out.data(), r.out = ref.data();
+            a.ldo = r.ldo = hd;
+            attend(a, scratch);
+            attend(r, scratch);
+            // The projection into [S, D] parts and the products' own order are the same, so
+            // for the beams (the same kernel) the bits are too; one query's sums run in another
+            // order on rows, and a whole target's matrix products over rows of another stride.
+            if (nq == 4) EXPECT_EQ(out, ref) << nq << " queries, head " << h;
+            else EXPECT_LE(normalized_error(out, ref), 1e-6) << nq << " queries, head " << h;
+        }
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(ComputeTypes, CrossMemoryLayout,
                          ::testing::Values(ComputeType::Fp32, ComputeType::Int8, ComputeType::Fp16Weights),
                          compute_type_label);
