@@ -60,8 +60,7 @@ DocumentCost document_cost(const Model& model, int max_length) {
     c.per_row = DecoderState::bytes_for_rows(model, 1, max_length);
     // The cross-attention keys/values, plus the float32 encoder output a document keeps
     // until its summary is made (the source passages are computed from it).
-    // (Per position of sixteen, so that the fp32 keys' tiles of sixteen add no padding.)
-    c.read_per_memory_row = DecoderState::bytes_for_document(model, 16) / 16;
+    c.read_per_memory_row = DecoderState::bytes_per_memory_row(model);
     c.per_memory_row = c.read_per_memory_row + uint64_t(model.config().d_model) * 4;
     return c;
 }

@@ -134,15 +134,21 @@ size_t CrossMemory::bytes() const {
     return n;
 }
 
-size_t CrossMemory::bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType compute) {
-    const size_t values = 2 * size_t(S) * size_t(heads * hd);  // keys and values
-    const int64_t key_rows = float_key_tiles_apply(hd) ? key_tiles(S) * kTile : S;  // tiles pad fp32 keys
+size_t CrossMemory::bytes_per_position(int64_t heads, int64_t hd, ComputeType compute) {
+    const size_t values = 2 * size_t(heads * hd);  // a key and a value per head
     switch (compute) {
-        case ComputeType::Fp32: return size_t(S + key_rows) * size_t(heads * hd) * sizeof(float);
+        case ComputeType::Fp32: return values * sizeof(float);
         case ComputeType::Fp16Weights: return values * sizeof(uint16_t);
-        case ComputeType::Int8: return values + 2 * size_t(heads) * size_t(S) * sizeof(float);
+        case ComputeType::Int8: return values + 2 * size_t(heads) * sizeof(float);
     }
     return 0;
+}
+
+size_t CrossMemory::bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType compute) {
+    // fp32 keys as tiles pad each head's keys to whole tiles.
+    const bool tiled = compute == ComputeType::Fp32 && float_key_tiles_apply(hd);
+    const size_t padding = tiled ? size_t(key_tiles(S) * kTile - S) * size_t(heads * hd) * sizeof(float) : 0;
+    return bytes_per_position(heads, hd, compute) * size_t(S) + padding;
 }
 
 namespace {

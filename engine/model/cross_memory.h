@@ -40,6 +40,9 @@ struct CrossMemory {
     size_t bytes() const;
     // What bytes() will be for S positions of a compute type, before projecting (bench).
     static size_t bytes_for(int64_t S, int64_t heads, int64_t hd, ComputeType compute);
+    // One position's keys and values (and int8 scales), without the fp32 tiles' padding: the
+    // rate a batch plan multiplies by its documents' lengths.
+    static size_t bytes_per_position(int64_t heads, int64_t hd, ComputeType compute);
 };
 
 // Projects memory [S, heads * hd] through each layer's k and v: one CrossMemory per layer,

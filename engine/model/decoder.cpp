@@ -85,6 +85,12 @@ uint64_t DecoderState::bytes_for_document(const Model& model, int64_t memory_row
            CrossMemory::bytes_for(memory_rows, cfg.decoder_heads, cfg.decoder_head_dim(), model.compute_type());
 }
 
+uint64_t DecoderState::bytes_per_memory_row(const Model& model) {
+    const ModelConfig& cfg = model.config();
+    return uint64_t(cfg.decoder_layers) *
+           CrossMemory::bytes_per_position(cfg.decoder_heads, cfg.decoder_head_dim(), model.compute_type());
+}
+
 int DecoderState::join(const EncodedRow& document, int rows) {
     check(rows >= 1, "decoder: a document needs at least one row");
     check(rows <= free_rows(), "decoder: no room for " + std::to_string(rows) + " more rows (" +

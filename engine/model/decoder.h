@@ -41,6 +41,8 @@ public:
     // step's activations and logits), and what one document of S memory rows adds.
     static uint64_t bytes_for_rows(const Model& model, int rows, int max_length);
     static uint64_t bytes_for_document(const Model& model, int64_t memory_rows);
+    // Every layer's cross-attention bytes per encoder position (CrossMemory::bytes_per_position).
+    static uint64_t bytes_per_memory_row(const Model& model);
 
     // The rows of the step, in order: each present document's rows, in join order.
     int rows() const { return int(active_.size()); }
