@@ -12,7 +12,7 @@ for i in $(seq 1 $P); do
     GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296:glibc.malloc.arena_max=1 \
     PRECIS_FP32_PACKED=$mode XDG_CACHE_HOME=/tmp/xdg ./build/bin/precis bench --docs build-ct2/docs-32-128-1024.jsonl \
       --model build-ct2/bart-base-rand --attention full --compute-type fp32 --beams $B --new-tokens 64 --batch-size $S --json \
-      > $OUTD/$tag.json 2>&1 >/dev/null | tail -n 3 >&2
+      2>&1 > $OUTD/$tag.json | tail -n 3 >&2  # errors shown, the JSON kept
     python3 -c "
 import json;d=json.load(open('$OUTD/$tag.json'));print('$tag', round(d['seconds'],3), 'encode', round(d.get('encode_seconds',0),3), 'peak', round(d['peak_memory_mb']), 'batch', d['batch_size'])"
   done
