@@ -8,9 +8,10 @@
 #include <random>
 #include <fstream>
 #include <string>
-int main() {
+// usage: cross_projection [DOCS.jsonl] (default: the harness's documents, from the project's root)
+int main(int argc, char** argv) {
   std::vector<int> S;
-  { std::ifstream f("/work/main/build-ct2/docs-32-128-1024.jsonl"); std::string l;
+  { std::ifstream f(argc > 1 ? argv[1] : "build-ct2/docs-32-128-1024.jsonl"); std::string l;
     while (std::getline(f, l)) S.push_back(int(std::count(l.begin(), l.end(), ',')) + 1); }
   const int D = 768, J = 12;
   std::mt19937 g(1); std::uniform_real_distribution<float> u(-1,1);
