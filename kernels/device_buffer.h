@@ -99,12 +99,27 @@ private:
     void* ptr_ = nullptr;
 };
 
-// Synchronous helpers for tests and set-up (not for the per-token path).
+// Helpers for set-up and tests (not for the per-token path).
+//
+// `host` copied to new device memory on `stream`, ordered before what is queued there after
+// it. The vector may go as soon as this returns (a pageable source is staged by then), but
+// the copy may still be under way: a kernel on another stream, or a non-blocking one, is not
+// ordered after it.
 template <class T>
-DeviceBuffer upload(const std::vector<T>& host) {
+DeviceBuffer upload(const std::vector<T>& host, cudaStream_t stream) {
     DeviceBuffer b(host.size() * sizeof(T));
     if (!host.empty())
-        PRECIS_CUDA_CHECK(cudaMemcpy(b.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
+        PRECIS_CUDA_CHECK(
+            cudaMemcpyAsync(b.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+    return b;
+}
+
+// The same, complete when it returns (a plain cudaMemcpy from pageable memory may return
+// before its copy lands, which a non-blocking stream's kernels would not wait for).
+template <class T>
+DeviceBuffer upload(const std::vector<T>& host) {
+    DeviceBuffer b = upload(host, nullptr);
+    PRECIS_CUDA_CHECK(cudaStreamSynchronize(nullptr));
     return b;
 }
 

@@ -16,6 +16,9 @@ public:
     bool enabled() const { return on_; }
     void begin(cudaStream_t stream);
     void end(cudaStream_t stream);
+    // end() for a destructor: where the stream has failed already, the span is dropped and
+    // the failure is left to the run's next checked call (a throw here would end the program).
+    void end_unchecked(cudaStream_t stream) noexcept;
     // Waits for the stream's recorded spans and returns their total in seconds; starts over.
     double collect();
 
@@ -34,7 +37,7 @@ public:
     }
     TimedSpan(SpanTimer& t, cudaStream_t s) : TimedSpan(&t, s) {}
     ~TimedSpan() {
-        if (t_) t_->end(s_);
+        if (t_) t_->end_unchecked(s_);
     }
     TimedSpan(const TimedSpan&) = delete;
     TimedSpan& operator=(const TimedSpan&) = delete;

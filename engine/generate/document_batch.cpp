@@ -146,24 +146,39 @@ private:
         cb_.notice(why + "; running on the CPU");
     }
 
+    // The first waiting document fails alone, and is taken from `waiting`, when its settings
+    // cannot run at all (true).
+    bool failed_on_settings(std::deque<int>& waiting) {
+        const int job = waiting.front();
+        const std::string why = settings_problem(jobs_[size_t(job)].config);
+        if (why.empty()) return false;
+        waiting.pop_front();
+        if (on_.failed) on_.failed(job, why);
+        return true;
+    }
+
+    // `waiting` starts with a document whose settings run.
     std::unique_ptr<BatchDecoder> make_decoder(const std::deque<int>& waiting, const BatchLimits& limits) {
-        const int max_length = longest_generation(jobs_);
-        if (!runner_) return std::make_unique<CpuBatchDecoder>(model_, be_, limits.max_documents * most_beams(jobs_),
-                                                                max_length);
-        // Every document of a device batch has the first waiting one's beams; the keys' pool
-        // is sized for the longest of them that can be present together, each with room for
-        // its global rows and its padding to an LSG block (a pool that is short grows, at the
-        // cost of a copy).
+        if (!runner_)
+            return std::make_unique<CpuBatchDecoder>(model_, be_, limits.max_documents * most_beams(jobs_),
+                                                     longest_generation(jobs_));
+        // Every document of a device batch has the first waiting one's beams. Each step runs
+        // every slot's rows and each slot holds a cache of max_length, so the decoder has as
+        // many slots as documents of those beams can be present together, and their longest
+        // generation; the keys' pool is sized for the longest of them that are present first,
+        // each with room for its global rows and its padding to an LSG block (a pool that is
+        // short grows, at the cost of a copy).
         BatchDecoderShape shape;
-        shape.documents = limits.max_documents;
         shape.beams = jobs_[size_t(waiting.front())].config.num_beams;
-        shape.max_length = max_length;
-        int counted = 0;
+        shape.documents = 0;
+        shape.max_length = 2;
         for (const int job : waiting) {
-            if (counted == shape.documents) break;
-            if (jobs_[size_t(job)].config.num_beams != shape.beams) continue;
-            shape.memory_rows += jobs_[size_t(job)].input_tokens + 256;
-            ++counted;
+            const DocumentJob& j = jobs_[size_t(job)];
+            if (j.config.num_beams != shape.beams) continue;
+            shape.max_length = std::max(shape.max_length, effective_max_length(j.config));
+            if (shape.documents == limits.max_documents) continue;
+            shape.memory_rows += j.input_tokens + 256;
+            ++shape.documents;
         }
         return runner_->batch_decoder(model_, shape);
     }
@@ -171,6 +186,10 @@ private:
     void run_steps(std::deque<int>& waiting, DocumentBatchReport& report) {
         const BatchLimits& limits = report.limits;
         const int64_t V = model_.config().vocab_size;
+        // Before the decoder takes its shape from the first waiting document.
+        while (!waiting.empty() && failed_on_settings(waiting)) {
+        }
+        if (waiting.empty()) return;
         std::unique_ptr<BatchDecoder> dec = make_decoder(waiting, limits);
         std::vector<DocumentStep*> present;
         uint64_t held = 0;
@@ -204,9 +223,11 @@ private:
                 }
                 // Cancel stops at once, also between documents that finished in one step.
                 cb_.check_abort();
+                // Left first: a device that fails here keeps the document present, so it is
+                // given back and made again, not lost.
+                dec->leave(members_[i]->step.item);
                 std::unique_ptr<Member> gone = std::move(members_[i]);
                 members_.erase(members_.begin() + long(i));
-                dec->leave(gone->step.item);
                 held -= gone->bytes;
                 if (!gone->failure.empty()) {
                     if (on_.failed) on_.failed(gone->job, gone->failure);
@@ -310,12 +331,8 @@ private:
         while (!waiting.empty() && members_.size() + joining.size() < size_t(limits.max_documents)) {
             const int job = waiting.front();
             const DocumentJob& j = jobs_[size_t(job)];
+            if (failed_on_settings(waiting)) continue;
             const uint64_t bytes = joining_bytes(j);
-            if (const std::string why = settings_problem(j.config); !why.empty()) {
-                waiting.pop_front();
-                if (on_.failed) on_.failed(job, why);
-                continue;
-            }
             if (!dec.accepts(j.config.num_beams) || j.config.num_beams > free_rows) break;
             const bool first = members_.empty() && joining.empty();
             if (limits.memory_bytes && !first && held + bytes > limits.memory_bytes) break;
@@ -341,10 +358,29 @@ private:
     std::vector<std::unique_ptr<Member>> members_;
 };
 
-uint64_t free_memory_for(Backend& backend) {
-    if (ModelRunner* runner = backend.runner())
+uint64_t free_memory_for(const ModelRunner* runner) {
+    if (runner)
         if (const uint64_t device = runner->free_memory_bytes()) return device;
     return available_memory_bytes();
+}
+
+// The batch for `jobs` on the runner's device, or on the CPU (runner null).
+BatchLimits plan_batch_on(const Model& model, const ModelRunner* runner, const std::vector<DocumentJob>& jobs,
+                          const DocumentBatchOptions& options) {
+    const uint64_t free_bytes = free_memory_for(runner);
+    if (options.batch_size > 0) return fixed_batch_limits(options.batch_size, free_bytes);
+    int64_t longest = 0;
+    for (const DocumentJob& j : jobs) longest = std::max<int64_t>(longest, j.input_tokens);
+    const int rows_target = step_rows_target(model.compute_type(), runner != nullptr);
+    DocumentCost cost = document_cost(model, longest_generation(jobs));
+    if (!runner) cost.shared_step_bytes = decoder_step_weight_bytes(model.weights());
+    return auto_batch_limits(cost, most_beams(jobs), longest + 64, int(jobs.size()), free_bytes, rows_target);
+}
+
+std::vector<DocumentJob> jobs_of(const std::vector<DocumentJob>& jobs, const std::deque<int>& which) {
+    std::vector<DocumentJob> some;
+    for (const int job : which) some.push_back(jobs[size_t(job)]);
+    return some;
 }
 
 // A device's batch decoder takes documents of one number of beams: those of each number run
@@ -380,15 +416,7 @@ std::vector<int64_t> trim_after_eos(std::vector<int64_t> sequence, int64_t eos) 
 
 BatchLimits plan_batch(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
                        const DocumentBatchOptions& options) {
-    const uint64_t free_bytes = free_memory_for(backend);
-    if (options.batch_size > 0) return fixed_batch_limits(options.batch_size, free_bytes);
-    int64_t longest = 0;
-    for (const DocumentJob& j : jobs) longest = std::max<int64_t>(longest, j.input_tokens);
-    const int rows_target = step_rows_target(model.compute_type(), backend.runner() != nullptr);
-    DocumentCost cost = document_cost(model, longest_generation(jobs));
-    if (!backend.runner()) cost.shared_step_bytes = decoder_step_weight_bytes(model.weights());
-    return auto_batch_limits(cost, most_beams(jobs), longest + 64,
-                             int(jobs.size()), free_bytes, rows_target);
+    return plan_batch_on(model, backend.runner(), jobs, options);
 }
 
 DocumentBatchReport generate_documents(const Model& model, Backend& backend, const std::vector<DocumentJob>& jobs,
@@ -396,14 +424,26 @@ DocumentBatchReport generate_documents(const Model& model, Backend& backend, con
                                        const RunCallbacks& cb) {
     check(bool(on.encode), "generate_documents: an encoder callback is required");
     DocumentBatchReport report;
-    report.limits = plan_batch(model, backend, jobs, options);
-    std::vector<int> order = longest_first(input_lengths(jobs));
-    if (backend.runner()) order = grouped_by_beams(order, jobs);
-    std::deque<int> waiting(order.begin(), order.end());
+    const std::vector<int> order = longest_first(input_lengths(jobs));
+    std::deque<int> waiting;
     if (ModelRunner* runner = backend.runner()) {
-        DocumentBatchLoop(model, backend, jobs, options, on, cb, runner).run(waiting, report);
-        // The device gave up part way: the CPU's own batch for the rest.
-        if (!waiting.empty() && options.batch_size <= 0) report.limits = plan_batch(model, backend, jobs, options);
+        // Searches of more beams than the device takes run on the CPU, after the rest.
+        std::deque<int> wider;
+        for (const int job : grouped_by_beams(order, jobs))
+            (runner->takes_beams(jobs[size_t(job)].config.num_beams) ? waiting : wider).push_back(job);
+        if (!wider.empty())
+            cb.notice(runner->beams_limit() + "; " + std::to_string(wider.size()) +
+                      " of the documents ask for more and run on the CPU");
+        if (!waiting.empty()) {
+            report.limits = plan_batch_on(model, runner, jobs_of(jobs, waiting), options);
+            DocumentBatchLoop(model, backend, jobs, options, on, cb, runner).run(waiting, report);
+        }
+        waiting.insert(waiting.end(), wider.begin(), wider.end());
+        // What the device did not take, or gave up part way: the CPU's own batch for it.
+        if (!waiting.empty()) report.limits = plan_batch_on(model, nullptr, jobs_of(jobs, waiting), options);
+    } else {
+        waiting.assign(order.begin(), order.end());
+        report.limits = plan_batch_on(model, nullptr, jobs, options);
     }
     if (!waiting.empty()) DocumentBatchLoop(model, backend, jobs, options, on, cb, nullptr).run(waiting, report);
     return report;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "engine/generate/model_runner.h"
 #include "engine/generate/search.h"
@@ -13,9 +14,13 @@ GenerationResult generate(const Model& model, Backend& backend, const EncoderOut
     check(cfg.num_beams >= 1, "generation: num_beams must be at least 1");
     check(effective_max_length(cfg) >= 2, "generation: max_length must leave room for one token");
     // The device search keeps its scores on the device: a request for every step's scores
-    // (parity checks) runs on the CPU.
+    // (parity checks) runs on the CPU, as does a search of more beams than the device takes.
+    const ModelRunner* runner = backend.runner();
+    const bool beams_fit = !runner || runner->takes_beams(cfg.num_beams);
+    if (!beams_fit)
+        callbacks.notice(runner->beams_limit() + "; searching " + std::to_string(cfg.num_beams) + " on the CPU");
     return run_on_device_or_cpu(
-        backend, callbacks, !keep_step_scores,
+        backend, callbacks, !keep_step_scores && beams_fit,
         [&](ModelRunner& runner) { return runner.generate(model, encoded, cfg, callbacks, keep_step_scores); },
         [&] {
             if (cfg.num_beams == 1) return greedy_search(model, backend, encoded, cfg, callbacks, keep_step_scores);

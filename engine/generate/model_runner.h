@@ -56,6 +56,14 @@ public:
     // Whether this run can be held on the device (an attention capture for the panel, for
     // example, is recorded by the CPU code only).
     virtual bool supports(const AttentionOptions& attention) const = 0;
+    // The most beams the device's search takes (0: any number). A generation of more beams
+    // is searched on the CPU, the device kept for the rest.
+    virtual int max_beams() const { return 0; }
+    bool takes_beams(int beams) const { return max_beams() == 0 || beams <= max_beams(); }
+    // "cuda:0 NVIDIA H200 (fp16) searches at most 32 beams", for the notice that says so.
+    std::string beams_limit() const {
+        return device_name() + " searches at most " + std::to_string(max_beams()) + " beams";
+    }
     virtual EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
                                  const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                                  const RunCallbacks& callbacks, bool keep_layer_states) = 0;

@@ -255,7 +255,10 @@ __global__ void __launch_bounds__(kWarps * 32) partial_kernel(MemoryAttentionArg
             for (int w2 = 0; w2 < kWarps; ++w2) M = fmaxf(M, wm[w2][g]);
             float L = 0.f, out_c = 0.f;
             for (int w2 = 0; w2 < kWarps; ++w2) {
-                if (wm[w2][g] == -INFINITY) continue;  // a warp that saw no key
+                // A warp that saw no key. One whose scores were all NaN or -inf (an fp16
+                // overflow) also kept m at -inf, but its sum is NaN: it is added, so the NaN
+                // reaches the output and the overflow is seen.
+                if (wm[w2][g] == -INFINITY && wl[w2][g] == 0.f) continue;
                 const float f = expf(wm[w2][g] - M);
                 L += f * wl[w2][g];
                 out_c += f * wacc[w2][g][c];
@@ -328,7 +331,7 @@ __global__ void __launch_bounds__(kMergeThreads) merge_kernel(MemoryAttentionArg
         float total = 0.f;
         for (int g = 0; g < groups; ++g) total += sums[g * lay.hd + tid];
         T* out = static_cast<T*>(a.out) + row * a.out_stride + int64_t(h) * lay.hd;
-        out[tid] = from_f<T>(L > 0.f ? total / L : 0.f);
+        out[tid] = from_f<T>(L == 0.f ? 0.f : total / L);  // no key: 0; a NaN sum stays NaN
     }
 }
 
@@ -347,8 +350,9 @@ void launch_partial(const MemoryAttentionArgs& a, dim3 grid, const PartLayout& l
         partial_kernel<T, kQueriesPerPass, VecV><<<grid, kWarps * 32, 0, stream>>>(a, lay, parts, vector_rows);
 }
 
+// Returns whether the value rows were read whole.
 template <class T>
-void launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, bool vector_values,
+bool launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, bool vector_values,
             cudaStream_t stream) {
     const PartLayout lay{chunks, a.head_dim, chunk};
     // Key rows are read 8 values (16 bytes for fp16/bf16) at a time where every row allows it.
@@ -366,6 +370,7 @@ void launch(const MemoryAttentionArgs& a, int chunks, int chunk, float* parts, b
     merge_kernel<T><<<dim3(unsigned(a.heads), unsigned(a.items * a.group)), kMergeThreads,
                        size_t(lay.parts) * sizeof(float), stream>>>(a, lay, parts);
     PRECIS_CUDA_LAUNCHED();
+    return whole_value_rows;
 }
 
 }  // namespace
@@ -383,6 +388,7 @@ void MemoryAttention::run(const MemoryAttentionArgs& a, cudaStream_t stream) {
           "memory attention: heads must be positive and head_dim in [1, " + std::to_string(32 * kMaxPerLane) + "]");
     check(a.items <= 65535 && int64_t(a.items) * a.group <= 65535 && a.heads <= 65535,
           "memory attention: too many query rows or heads for one launch");
+    read_whole_rows_ = false;
     if (a.items == 0 || a.group == 0) return;
     check(a.q && a.offsets && a.k && a.v && a.out, "memory attention: null device pointer");
     check(a.q_stride >= int64_t(a.heads) * a.head_dim && a.kv_stride >= int64_t(a.heads) * a.head_dim &&
@@ -403,9 +409,11 @@ void MemoryAttention::run(const MemoryAttentionArgs& a, cudaStream_t stream) {
     partials_.reserve(bytes);
     float* parts = partials_.as<float>();
     switch (a.p) {
-        case Precision::F32: launch<float>(a, chunks, chunk, parts, vector_values_, stream); break;
-        case Precision::F16: launch<__half>(a, chunks, chunk, parts, vector_values_, stream); break;
-        case Precision::BF16: launch<__nv_bfloat16>(a, chunks, chunk, parts, vector_values_, stream); break;
+        case Precision::F32: read_whole_rows_ = launch<float>(a, chunks, chunk, parts, vector_values_, stream); break;
+        case Precision::F16: read_whole_rows_ = launch<__half>(a, chunks, chunk, parts, vector_values_, stream); break;
+        case Precision::BF16:
+            read_whole_rows_ = launch<__nv_bfloat16>(a, chunks, chunk, parts, vector_values_, stream);
+            break;
     }
 }
 

@@ -52,9 +52,12 @@ public:
     // shows them correct and faster (tools/gpu/README.md).
     static bool vector_values_by_default();
     void set_vector_values(bool on) { vector_values_ = on; }
+    // Whether the last run() read them whole (the layout and alignment allow it only so far).
+    bool read_whole_rows() const { return read_whole_rows_; }
 
 private:
     bool vector_values_ = vector_values_by_default();
+    bool read_whole_rows_ = false;
     DeviceBuffer partials_;  // per (query row, head, part): max, sum, unnormalized output
     int sm_count_ = 0;       // the device's multiprocessors, asked once
 };

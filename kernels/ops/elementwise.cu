@@ -241,7 +241,8 @@ void embed(Precision p, const int32_t* ids, int64_t rows, const void* table, int
     dispatch(p, [&]<class T>() {
         embed_kernel<T><<<grid, threads, 0, stream>>>(ids, rows, static_cast<const T*>(table), dim, scale,
                                                       static_cast<const T*>(positions), pos_first,
-                                                      positions ? pos_period : 1, device_group_offsets,
+                                                      positions ? pos_period : 1,
+                                                      positions ? device_group_offsets : nullptr,  // per position period
                                                       static_cast<T*>(out));
     });
     PRECIS_CUDA_LAUNCHED();

@@ -80,7 +80,7 @@ void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int 
         for (const PlanBlock& b : plan.blocks)
             if (b.query_begin >= G) token_blocks.push_back(b);
         plan.blocks = std::move(token_blocks);
-        global_offsets_ = upload(std::vector<int32_t>{0, G + T});
+        global_offsets_ = upload(std::vector<int32_t>{0, G + T}, stream);
     }
     plan_.upload(plan, stream);
     host_plan_ = std::move(plan);

@@ -112,8 +112,8 @@ __device__ __forceinline__ void warp_best(float& v, int64_t& i) {
     }
 }
 
-// NaN scores are never selected (no comparison with NaN is true); the CPU's order is
-// undefined for them anyway.
+// A NaN score is read as +infinity (search_step.h): the best, never a comparison that is
+// false both ways.
 __global__ void topk_pass_kernel(const float* in_v, const int64_t* in_i, int64_t n, int segs, int k, float* out_v,
                                  int64_t* out_i) {
     constexpr int kWarps = kTopkThreads / 32;
@@ -133,6 +133,7 @@ __global__ void topk_pass_kernel(const float* in_v, const int64_t* in_i, int64_t
     for (int t = 0; t < kItems; ++t) {
         const int64_t p = int64_t(t) * kTopkThreads + threadIdx.x;
         v[t] = p < len ? gv[p] : -INFINITY;
+        if (isnan(v[t])) v[t] = INFINITY;
         id[t] = p < len ? (gi ? gi[p] : begin + p) : kNone;
     }
     // Round r selects the best pair strictly after the one selected in round r - 1.
@@ -219,7 +220,7 @@ void top_k(const float* scores, int groups, int64_t group_len, int k, float* out
            void* scratch, cudaStream_t stream) {
     check(scores && out_values && out_indices, "top_k: null device pointer");
     check(groups >= 0, "top_k: groups must be non-negative");
-    check(k >= 1 && k <= 64, "top_k: k must be in [1, 64]");
+    check(k >= 1 && k <= kMaxTopK, "top_k: k must be in [1, " + std::to_string(kMaxTopK) + "]");
     check(group_len >= k, "top_k: a group has fewer than k scores");
     const size_t need = topk_scratch_bytes(groups, group_len, k);
     check(need == 0 || scratch != nullptr, "top_k: scratch is needed (topk_scratch_bytes)");

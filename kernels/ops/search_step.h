@@ -39,7 +39,11 @@ void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* 
 // For each of `groups` groups of group_len consecutive scores: the k largest, sorted
 // descending, ties broken by the lower index first (as torch.topk on the CPU and the CPU
 // search's partial_sort). out_values [groups, k] float32, out_indices [groups, k] int64
-// (index within the group). k <= 64. scratch: see topk_scratch_bytes.
+// (index within the group). k <= kMaxTopK. A NaN score ranks first, as +infinity would: a
+// row that overflowed is then its group's best candidate, which the search sees is not
+// finite (skipped, as comparisons with NaN would skip it, a beam could overflow unseen).
+// scratch: see topk_scratch_bytes.
+constexpr int kMaxTopK = 64;
 size_t topk_scratch_bytes(int groups, int64_t group_len, int k);
 void top_k(const float* scores, int groups, int64_t group_len, int k, float* out_values, int64_t* out_indices,
            void* scratch, cudaStream_t stream);

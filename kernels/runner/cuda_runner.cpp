@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <string>
 
 #include "engine/generate/logits_processors.h"
 #include "engine/model/model.h"
@@ -10,6 +11,7 @@
 #include "kernels/device_support.h"
 #include "kernels/ops/gemm.h"
 #include "kernels/ops/non_finite.h"
+#include "kernels/ops/search_step.h"
 #include "kernels/runner/device_batch_decoder.h"
 #include "kernels/runner/device_decoder.h"
 #include "kernels/runner/device_encoder.h"
@@ -148,6 +150,8 @@ void CudaRunner::count_non_finite_rows(const EncoderOutput& out) {
 GenerationResult CudaRunner::generate(const Model& model, const EncoderOutput& encoded, const GenerationConfig& cfg,
                                       const RunCallbacks& callbacks, bool /*keep_step_scores*/) {
     check(cfg.num_beams >= 1, "generation: num_beams must be at least 1");
+    if (!takes_beams(cfg.num_beams))  // generate() sends those to the CPU; a direct caller falls back too
+        throw DeviceFailure(beams_limit() + ", not " + std::to_string(cfg.num_beams));
     return guarded([&] {
         while (true) {
             try {
@@ -211,7 +215,9 @@ std::shared_ptr<const DeviceMemory> CudaRunner::device_copy(const EncodedRow& ro
     const Tensor& memory = row.host_memory();
     up->rows = int(memory.dim(0));
     up->dim = memory.dim(1);
-    DeviceBuffer f32 = upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()));
+    // On the runner's stream, so the decoder's products that read it come after the copy.
+    DeviceBuffer f32 =
+        upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()), stream_);
     if (precision_ == Precision::F32) {
         up->memory = std::move(f32);
     } else {
@@ -219,17 +225,19 @@ std::shared_ptr<const DeviceMemory> CudaRunner::device_copy(const EncodedRow& ro
         convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
         PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
-    up->mask = upload(row.memory_mask);
+    up->mask = upload(row.memory_mask, stream_);
     return up;
 }
 
 void CudaRunner::run_guarded(const std::function<void()>& work) { guarded(work); }
 
+// The top-k kernel's candidates: a beam search keeps BeamBook::keep_for(beams) = 2 x beams.
+int CudaRunner::max_beams() const { return kMaxTopK / 2; }
+
 std::unique_ptr<BatchDecoder> CudaRunner::batch_decoder(const Model& model, const BatchDecoderShape& shape) {
     check(shape.documents >= 1 && shape.beams >= 1, "batch decoder: at least one document of one row is needed");
-    // The top-k kernel takes 64 candidates at most: 2 x 32 beams.
-    if (BeamBook::keep_for(shape.beams) > 64)
-        throw DeviceFailure("beam search on the GPU takes at most 32 beams, not " + std::to_string(shape.beams));
+    // The batch loop sends searches of more beams to the CPU (max_beams); refused here too.
+    if (!takes_beams(shape.beams)) throw DeviceFailure(beams_limit() + ", not " + std::to_string(shape.beams));
     std::unique_ptr<BatchDecoder> made;
     guarded([&] {
         const DeviceModel& w = weights_for(model);

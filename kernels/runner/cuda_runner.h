@@ -35,6 +35,7 @@ public:
         return name_;
     }
     bool supports(const AttentionOptions& attention) const override;
+    int max_beams() const override;
     EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
                          const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                          const RunCallbacks& callbacks, bool keep_layer_states) override;

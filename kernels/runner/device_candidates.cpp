@@ -20,7 +20,8 @@ DeviceCandidates::DeviceCandidates(int rows, int width, int64_t vocab, int max_l
       stream_(stream) {
     check(rows >= 1 && width >= 1 && rows % width == 0 && max_length >= 1,
           "search: the rows are not groups of the beams");
-    check(keep_ <= 64, "beam search on the GPU takes at most 32 beams, not " + std::to_string(width));
+    check(keep_ <= kMaxTopK, "beam search on the GPU takes at most " + std::to_string(kMaxTopK / 2) + " beams, not " +
+                                 std::to_string(width));
     const size_t history = size_t(rows) * size_t(max_length);
     history_ = DeviceBuffer(history * sizeof(int32_t));
     history_host_ = PinnedBuffer(history * sizeof(int32_t));
@@ -72,8 +73,10 @@ void DeviceCandidates::queue(float* scores, int rows, const std::vector<StepRule
                              width_ > 1 ? beam_scores_.as<float>() : nullptr, rules_.as<RowRules>(), stream_,
                              width_ > 1 ? nullptr : forced_logprob_.as<float>());
     // Greedy: every row's first best token (log-softmax shifts a row by a constant, so it is
-    // the processed logits' first maximum, as the CPU's greedy_pick takes). Beam search: every
-    // group's best candidates, finished or free ones too, which nothing reads.
+    // the processed logits' first maximum, as the CPU's greedy_pick takes, except where two
+    // logits a float step apart round to one log-probability: the lower id then, where the
+    // CPU takes the larger logit; rarer than the two devices' product differences). Beam
+    // search: every group's best candidates, finished or free ones too, which nothing reads.
     const int groups = rows / width_;
     top_k(scores, groups, int64_t(width_) * V_, keep_, values_.as<float>(), indices_.as<int64_t>(), scratch_.get(),
           stream_);

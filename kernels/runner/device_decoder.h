@@ -96,7 +96,6 @@ private:
     DeviceBuffer cross_mask_;                      // float32 [pool rows]
     int64_t pool_capacity_ = 0;                    // rows the pool buffers hold
     DeviceBuffer key_ranges_;                      // int32 [slots] region starts, then [slots] key counts
-    PinnedBuffer key_ranges_host_;
     int max_keys_ = 0;  // the attention's grid is sized for it: the largest region
     MemoryAttention cross_attention_;
     DeviceBuffer ids_, x_, q_, ctx_, tmp_, hidden_, logits_;

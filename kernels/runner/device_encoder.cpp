@@ -213,7 +213,7 @@ EncoderOutput device_encode(const EncoderCall& call, const std::vector<std::vect
         device->memory = DeviceBuffer(size_t(memory_rows) * size_t(D) * el);
         PRECIS_CUDA_CHECK(cudaMemcpyAsync(device->memory.get(), x + size_t(first_row) * size_t(D) * el,
                                           size_t(memory_rows) * size_t(D) * el, cudaMemcpyDeviceToDevice, stream));
-        device->mask = upload(out.memory_mask);
+        device->mask = upload(out.memory_mask, stream);
         PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream));  // the memory is complete before anyone reads it
         int device_index = 0;
         PRECIS_CUDA_CHECK(cudaGetDevice(&device_index));

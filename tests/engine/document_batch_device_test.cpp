@@ -16,6 +16,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/generate/document_batch.h"
+#include "engine/generate/logits_processors.h"
 #include "engine/generate/runner_backend.h"
 #include "engine/model/model.h"
 #include "tests/support/document_batch_support.h"
@@ -81,8 +82,100 @@ TEST_F(DeviceDocumentBatch, DocumentsOfOtherBeamsRunInDecodersOfTheirOwnWidth) {
     const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 2, nullptr, cb);
     expect_as_alone(*model, att, docs, batched, 1e-4);
     EXPECT_TRUE(notices.empty()) << notices.front();
-    const std::set<int> widths(emulation.widths.begin(), emulation.widths.end());
+    std::set<int> widths;
+    for (const BatchDecoderShape& shape : emulation.shapes) widths.insert(shape.beams);
     EXPECT_EQ(widths, (std::set<int>{1, 3}));
+}
+
+// Each step runs every slot's rows, so a decoder has a slot for each document of its beams
+// that can be present (not the batch's whole size) and caches as long as their longest
+// generation (not the run's).
+TEST_F(DeviceDocumentBatch, EachDecoderIsShapedForTheDocumentsOfItsOwnBeams) {
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 16, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched, 1e-4);
+    ASSERT_EQ(emulation.shapes.size(), 2u);
+    for (const BatchDecoderShape& shape : emulation.shapes) {
+        SCOPED_TRACE(std::to_string(shape.beams) + " beams");
+        int documents = 0, longest = 2;
+        for (const BatchDoc& d : docs)
+            if (d.config.num_beams == shape.beams) {
+                ++documents;
+                longest = std::max(longest, effective_max_length(d.config));
+            }
+        EXPECT_EQ(shape.documents, documents);
+        EXPECT_EQ(shape.max_length, longest);
+    }
+    EXPECT_NE(emulation.shapes[0].max_length, emulation.shapes[1].max_length) << "the test's groups do not differ";
+}
+
+// The device fails as a finished document leaves: that document is made again on the CPU
+// with the others not finished, reported once.
+TEST_F(DeviceDocumentBatch, ADocumentWhoseLeavingFailsIsMadeAgainOnTheCpuNotLost) {
+    emulation.failure_at_leave = 2;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched, 1e-4);  // every document once (generate_together checks)
+    EXPECT_EQ(backend->runner(), nullptr);
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+}
+
+// The device's search takes at most max_beams(): documents of more run on the CPU, said
+// once, and the device keeps the others (and stays on for later runs).
+TEST_F(DeviceDocumentBatch, DocumentsOfMoreBeamsThanTheDeviceTakesRunOnTheCpuAndTheDeviceKeepsTheRest) {
+    emulation.max_beams = 2;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched, 1e-4);
+    EXPECT_NE(backend->runner(), nullptr);
+    ASSERT_EQ(emulation.shapes.size(), 1u);
+    EXPECT_EQ(emulation.shapes[0].beams, 1);
+    EXPECT_EQ(emulation.shapes[0].documents, 3) << "the device's batch of the greedy documents";
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_EQ(notices[0],
+              "cuda:0 Emulated GPU (fp32) searches at most 2 beams; 3 of the documents ask for more and run on the CPU");
+}
+
+TEST_F(DeviceDocumentBatch, AGenerationOfMoreBeamsThanTheDeviceTakesIsSearchedOnTheCpuAndSaysSo) {
+    emulation.max_beams = 2;
+    const BatchDoc& beam = docs[1];
+    ASSERT_EQ(beam.config.num_beams, 3);
+    const EncoderOutput enc = run_encoder(*model, *backend, {beam.ids}, {}, att, {});
+    const GenerationResult g = generate(*model, *backend, enc, beam.config, cb);
+    auto cpu = make_cpu_backend();
+    EXPECT_EQ(g.sequences[0], generate_alone(*model, *cpu, att, beam).ids);
+    EXPECT_EQ(emulation.generations, 0) << "the device was asked";
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) searches at most 2 beams; searching 3 on the CPU");
+    EXPECT_NE(backend->runner(), nullptr);
+    generate(*model, *backend, enc, docs[0].config, cb);
+    EXPECT_EQ(emulation.generations, 1) << "a greedy search stays on the device";
+}
+
+// The longest document's settings cannot run (no beams): it fails alone before a decoder
+// takes its shape from it, and the others run on the device.
+TEST_F(DeviceDocumentBatch, ADocumentWhoseSettingsCannotRunFailsAloneAndTheRestStayOnTheDevice) {
+    const int bad = int(docs.size()) - 1;  // the longest: the first the batch takes
+    docs[size_t(bad)].config.num_beams = 0;
+    std::map<int, std::string> failed;
+    std::set<int> finished;
+    DocumentBatchCallbacks on;
+    on.encode = [&](const std::vector<int>& js) {
+        std::vector<std::vector<int64_t>> ids;
+        for (int i : js) ids.push_back(docs[size_t(i)].ids);
+        return std::move(run_encoder(*model, *backend, ids, {}, att, {}).rows);
+    };
+    on.finished = [&](int i, GenerationResult, const EncodedRow&) { EXPECT_TRUE(finished.insert(i).second); };
+    on.failed = [&](int i, const std::string& why) { failed[i] = why; };
+    std::vector<DocumentJob> jobs;
+    for (const BatchDoc& d : docs) jobs.push_back({int(d.ids.size()), d.config});
+    generate_documents(*model, *backend, jobs, {.batch_size = 3}, on, cb);
+    ASSERT_EQ(failed.size(), 1u);
+    EXPECT_EQ(failed.begin()->first, bad);
+    EXPECT_EQ(failed.begin()->second, "generation: num_beams must be at least 1");
+    EXPECT_EQ(finished.size(), docs.size() - 1);
+    EXPECT_EQ(finished.count(bad), 0u);
+    EXPECT_NE(backend->runner(), nullptr);
+    EXPECT_TRUE(notices.empty()) << notices.front();
+    for (const BatchDecoderShape& shape : emulation.shapes) EXPECT_GE(shape.beams, 1);
 }
 
 TEST_F(DeviceDocumentBatch, RunningOutOfDeviceMemoryHalvesTheBatchSaysSoOnceAndLosesNothing) {

@@ -44,6 +44,8 @@ public:
     }
 
     void leave(int slot) override {
+        if (++emulation_.leaves == emulation_.failure_at_leave)
+            throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
         dec_.leave(items_.at(slot));
         items_.erase(slot);
         slots_.leave(slot);
@@ -151,12 +153,13 @@ EncoderOutput SlotEmulatingRunner::encode(const Model& model, const std::vector<
 GenerationResult SlotEmulatingRunner::generate(const Model& model, const EncoderOutput& encoded,
                                                const GenerationConfig& cfg, const RunCallbacks& callbacks,
                                                bool keep_step_scores) {
+    ++emulation_.generations;
     return precis::generate(model, *cpu_, encoded, cfg, callbacks, keep_step_scores);
 }
 
 std::unique_ptr<BatchDecoder> SlotEmulatingRunner::batch_decoder(const Model& model, const BatchDecoderShape& shape) {
     ++emulation_.decoders;
-    emulation_.widths.push_back(shape.beams);
+    emulation_.shapes.push_back(shape);
     return std::make_unique<SlotEmulatingDecoder>(model, *cpu_, shape, emulation_);
 }
 

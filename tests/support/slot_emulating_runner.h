@@ -28,15 +28,17 @@ struct SlotEmulation {
     int out_of_memory_at_join = 0;
     bool out_of_memory_at_every_join = false;
     int failure_at_step = 0;
+    int failure_at_leave = 0;    // that document's leaving fails (as a CUDA error there would)
     int non_finite_at_step = 0;  // that step's last document gets NaN scores
     int overflow_at_encode = 0;  // that encode leaves fp16 (as an encoder output past its range does)
     bool widens = true;          // widen_after_overflow moves to a wider precision (once)
+    int max_beams = 0;           // the device search's most beams (ModelRunner::max_beams)
 
     // What happened.
-    int joins = 0, steps = 0, decoders = 0, widened = 0, encodes = 0;
+    int joins = 0, leaves = 0, steps = 0, decoders = 0, widened = 0, encodes = 0, generations = 0;
     int precision = 0;      // how many times the runner left a precision
     int outdated_seen = 0;  // times the loop found a batch decoder of an earlier precision
-    std::vector<int> widths;                         // each decoder's
+    std::vector<BatchDecoderShape> shapes;           // each decoder's
     std::vector<std::pair<int, int>> joins_at_step;  // (slot, steps of that decoder before the join)
 };
 
@@ -47,6 +49,7 @@ public:
 
     std::string device_name() const override { return "cuda:0 Emulated GPU (fp32)"; }
     bool supports(const AttentionOptions&) const override { return true; }
+    int max_beams() const override { return emulation_.max_beams; }
     EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
                          const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                          const RunCallbacks& callbacks, bool keep_layer_states) override;

@@ -106,6 +106,10 @@ std::vector<float> device_memory_attention(const MemoryCase& c, bool whole_rows)
     attention.set_vector_values(whole_rows);
     attention.run(a, nullptr);
     PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+    // The whole-row path where asked and where it applies (fp16/bf16 at head size 64, rows
+    // 16-byte aligned, as cudaMalloc and these strides give): a "true" run that fell back
+    // would only test the other path twice.
+    EXPECT_EQ(attention.read_whole_rows(), whole_rows && c.p != Precision::F32 && c.hd == 64);
     return test::download_as_f32(c.p, dout.get(), c.q.size());
 }
 
@@ -239,6 +243,41 @@ TEST_P(DecoderAttention, ManyDocumentsEachAttendToTheirOwnMemoryOnBothValuePaths
     for (bool whole_rows : {false, true}) {
         SCOPED_TRACE(::testing::Message() << "whole value rows " << whole_rows);
         EXPECT_LE(test::normalized_error(device_memory_attention(c, whole_rows), ref), test::op_tolerance(c.p));
+    }
+}
+
+// A query that overflowed (one NaN value: every score of its head is NaN) gives NaN in that
+// head's output, not 0 as a memory without keys does, so an fp16 overflow is seen (the NaN
+// check of --dtype auto); so do keys of infinity. The other items and heads are untouched.
+TEST_P(DecoderAttention, ScoresThatAreNotFiniteGiveNanNotZeros) {
+    PRECIS_REQUIRE_GPU();
+    MemoryCase c;
+    c.p = GetParam();
+    c.heads = 2, c.hd = 64, c.group = 2;
+    c.offsets = {0, 900, 1300, 1305};  // the first two items span many chunks' worth of keys
+    const int total = c.offsets.back();
+    c.mask.assign(size_t(total), 0.f);
+    c.k = test::rounded_to(c.p, test::gaussian(size_t(total) * c.dim(), 71));
+    c.v = test::rounded_to(c.p, test::gaussian(c.k.size(), 72));
+    c.q = test::rounded_to(c.p, test::gaussian(size_t(c.items() * c.group) * c.dim(), 73, 2.f));
+    const std::vector<float> ref = comparable_reference(c.p, reference_memory_attention(c));
+    const float inf = std::numeric_limits<float>::infinity();
+    c.q[size_t(1) * c.dim() + 3] = std::nanf("");                           // item 0, row 1, head 0
+    for (int64_t d = 0; d < c.dim(); ++d) c.k[size_t(c.offsets[1] + 7) * c.dim() + d] = inf;  // item 1's 8th key
+    for (bool whole_rows : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "whole value rows " << whole_rows);
+        const std::vector<float> got = device_memory_attention(c, whole_rows);
+        for (int r = 0; r < c.items() * c.group; ++r)
+            for (int h = 0; h < c.heads; ++h) {
+                const bool overflowed = (r == 1 && h == 0) || r == 2 || r == 3;
+                for (int x = 0; x < c.hd; ++x) {
+                    const size_t at = size_t(r) * c.dim() + size_t(h) * c.hd + size_t(x);
+                    if (overflowed)
+                        ASSERT_TRUE(std::isnan(got[at])) << "row " << r << " head " << h << ": " << got[at];
+                    else
+                        ASSERT_NEAR(got[at], ref[at], 0.05) << "row " << r << " head " << h;
+                }
+            }
     }
 }
 

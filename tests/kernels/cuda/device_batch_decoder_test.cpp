@@ -3,10 +3,10 @@
 // decode and leave both in one script, both fed the CPU's choices, and every step the GPU's
 // choice of every document must be the CPU's (tokens and candidates identical, scores
 // within the fixtures' tolerance). The script makes the GPU's slots do what a continuous
-// batch makes them do: documents shortest first, so the keys' pool grows past its first
-// size and the attention's grid is sized again; a document leaving and another taking its
-// slot (and its region) mid-run at another length; rules that differ per document (an
-// n-gram ban, a minimum length, the forced tokens), greedy and beam search.
+// batch makes them do: the keys' pool growing past its first size and the attention's grid
+// sized again; a document leaving and a shorter one taking its slot and its region mid-run
+// at another length, while the step graph captured before replays; rules that differ per
+// document (an n-gram ban, a minimum length, the forced tokens), greedy and beam search.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -49,8 +49,9 @@ TEST_P(DeviceBatchDecoderScript, EveryStepChoosesWhatTheCpusBatchDecoderChooses)
     ASSERT_NE(runner, nullptr) << "the CUDA backend has no runner";
     const AttentionOptions att = native_attention_options(*model);
 
-    // Shortest first: 7, 40, 12 then 90 tokens, into two slots.
-    const int lengths[] = {7, 40, 12, 90};
+    // 12 and 40 tokens, then 7 (fits the region the first leaves: bart-tiny's memory rows
+    // are its tokens) and 90 (a new region past the pool), into two slots.
+    const int lengths[] = {12, 40, 7, 90};
     std::vector<std::unique_ptr<ScriptDocument>> docs;
     for (int i = 0; i < 4; ++i) {
         auto d = std::make_unique<ScriptDocument>();
@@ -131,7 +132,7 @@ TEST_P(DeviceBatchDecoderScript, EveryStepChoosesWhatTheCpusBatchDecoderChooses)
     join(1);  // past the pool's first size
     step(4);
     leave(0);
-    join(2);  // takes the slot of document 0 mid-run, at length 0 beside one at length 4
+    join(2);  // takes document 0's slot and region mid-run, at length 0 beside one at length 4: no new pool, the graph replays
     step(5);
     leave(1);
     join(3);  // longer than every earlier one: a new region, a larger grid

@@ -247,7 +247,11 @@ void check_top_k(const std::vector<float>& scores, int groups, int64_t group_len
     SCOPED_TRACE(::testing::Message() << groups << " groups of " << group_len << ", k " << k);
     std::vector<float> ref_v;
     std::vector<int64_t> ref_i;
-    for (int g = 0; g < groups; ++g) cpu_top_k(scores.data() + g * group_len, group_len, k, ref_v, ref_i);
+    // The device ranks a NaN first, as +infinity (search_step.h).
+    std::vector<float> ranked = scores;
+    for (float& x : ranked)
+        if (std::isnan(x)) x = std::numeric_limits<float>::infinity();
+    for (int g = 0; g < groups; ++g) cpu_top_k(ranked.data() + g * group_len, group_len, k, ref_v, ref_i);
     cuda::DeviceBuffer d_scores = cuda::upload(scores);
     cuda::DeviceBuffer d_v(size_t(groups) * k * sizeof(float)), d_i(size_t(groups) * k * sizeof(int64_t));
     const size_t need = cuda::topk_scratch_bytes(groups, group_len, k);
@@ -291,6 +295,19 @@ TEST(SearchStep, TopKMatchesTheCpuOrderWithTiesAndInfinities) {
     check_top_k(test::gaussian(3 * 100, 54), 3, 100, 64);
     check_top_k(std::vector<float>(2 * 64, 1.f), 2, 64, 64);
     check_top_k(std::vector<float>(2 * 5000, kNegInf), 2, 5000, 3);
+}
+
+// One beam of a group overflowed (its row NaN, as one NaN logit makes the whole log-softmax):
+// its candidates come first, so the search sees the group's best is not finite, where a top-k
+// that skipped them would go on with the other beams and never see the overflow.
+TEST(SearchStep, TopKRanksNanFirstSoAnOverflowedBeamIsSeen) {
+    PRECIS_REQUIRE_GPU();
+    const int groups = 3;
+    const int64_t V = 50265, len = 4 * V;  // four beams of bart's vocabulary
+    std::vector<float> s = test::gaussian(size_t(groups) * len, 55);
+    for (int64_t t = 0; t < V; ++t) s[size_t(1 * len + 2 * V + t)] = std::nanf("");  // group 1, beam 2
+    s[size_t(2 * len + 3 * V + 17)] = std::nanf("");                              // group 2: one NaN score
+    check_top_k(s, groups, len, 8);
 }
 
 // Host-only: bad arguments are refused before any CUDA call (runs without a GPU).
