@@ -179,7 +179,7 @@ def many_documents():
         else:
             notes.append("ran on " + str(j.get("device")))
             if j.get("batch_size_asked") == "auto":
-                notes.append("auto chose %s (largest step %s rows, %s halvings)" % (j.get("batch_size"), j.get("largest_step"),
+                notes.append("auto chose %s (largest step %s documents, %s halvings)" % (j.get("batch_size"), j.get("largest_step"),
                                                                                    j.get("halvings")))
             notes.append("encoder %.2f s of it" % j.get("encode_seconds", 0))
             st = j.get("decode_step_split")
