@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -68,6 +69,19 @@ protected:
         backend = std::make_unique<RunnerBackend>(make_cpu_backend(), runner);
         cb.on_notice = [&](const std::string& line) { notices.push_back(line); };
     }
+    // For the tests that call generate_documents themselves.
+    std::function<std::vector<EncodedRow>(const std::vector<int>&)> encoder() {
+        return [this](const std::vector<int>& js) {
+            std::vector<std::vector<int64_t>> ids;
+            for (int i : js) ids.push_back(docs[size_t(i)].ids);
+            return std::move(run_encoder(*model, *backend, ids, {}, att, {}).rows);
+        };
+    }
+    std::vector<DocumentJob> document_jobs() const {
+        std::vector<DocumentJob> jobs;
+        for (const BatchDoc& d : docs) jobs.push_back({int(d.ids.size()), d.config});
+        return jobs;
+    }
     std::shared_ptr<const Model> model;
     std::vector<BatchDoc> docs;
     AttentionOptions att;
@@ -106,17 +120,6 @@ TEST_F(DeviceDocumentBatch, EachDecoderIsShapedForTheDocumentsOfItsOwnBeams) {
         EXPECT_EQ(shape.max_length, longest);
     }
     EXPECT_NE(emulation.shapes[0].max_length, emulation.shapes[1].max_length) << "the test's groups do not differ";
-}
-
-// The device fails as a finished document leaves: that document is made again on the CPU
-// with the others not finished, reported once.
-TEST_F(DeviceDocumentBatch, ADocumentWhoseLeavingFailsIsMadeAgainOnTheCpuNotLost) {
-    emulation.failure_at_leave = 2;
-    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
-    expect_as_alone(*model, att, docs, batched, 1e-4);  // every document once (generate_together checks)
-    EXPECT_EQ(backend->runner(), nullptr);
-    ASSERT_EQ(notices.size(), 1u);
-    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
 }
 
 // The device's search takes at most max_beams(): documents of more run on the CPU, said
@@ -158,15 +161,10 @@ TEST_F(DeviceDocumentBatch, ADocumentWhoseSettingsCannotRunFailsAloneAndTheRestS
     std::map<int, std::string> failed;
     std::set<int> finished;
     DocumentBatchCallbacks on;
-    on.encode = [&](const std::vector<int>& js) {
-        std::vector<std::vector<int64_t>> ids;
-        for (int i : js) ids.push_back(docs[size_t(i)].ids);
-        return std::move(run_encoder(*model, *backend, ids, {}, att, {}).rows);
-    };
+    on.encode = encoder();
     on.finished = [&](int i, GenerationResult, const EncodedRow&) { EXPECT_TRUE(finished.insert(i).second); };
     on.failed = [&](int i, const std::string& why) { failed[i] = why; };
-    std::vector<DocumentJob> jobs;
-    for (const BatchDoc& d : docs) jobs.push_back({int(d.ids.size()), d.config});
+    const std::vector<DocumentJob> jobs = document_jobs();
     generate_documents(*model, *backend, jobs, {.batch_size = 3}, on, cb);
     ASSERT_EQ(failed.size(), 1u);
     EXPECT_EQ(failed.begin()->first, bad);
@@ -201,14 +199,21 @@ TEST_F(DeviceDocumentBatch, OneDocumentThatDoesNotFitTheDeviceSendsTheRestToTheC
     EXPECT_NE(notices[1].find("ran out of memory; running on the CPU"), std::string::npos) << notices[1];
 }
 
+// The device fails in a step, or as a finished document leaves (that document is then made
+// again on the CPU with the unfinished ones, not lost).
 TEST_F(DeviceDocumentBatch, ADeviceThatFailsMidBatchHandsWhatIsLeftToTheCpuOnce) {
-    emulation.failure_at_step = 9;
-    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
-    expect_as_alone(*model, att, docs, batched, 1e-4);  // each exactly once (generate_together checks)
-    EXPECT_EQ(backend->runner(), nullptr);
-    ASSERT_EQ(notices.size(), 1u);
-    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
-    EXPECT_EQ(emulation.steps, 9) << "the device was asked again after it failed";
+    for (const bool as_one_leaves : {false, true}) {
+        SCOPED_TRACE(as_one_leaves ? "as a document leaves" : "in a step");
+        SetUp();
+        if (as_one_leaves) emulation.failure_at_leave = 2;
+        else emulation.failure_at_step = 9;
+        const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
+        expect_as_alone(*model, att, docs, batched, 1e-4);  // each exactly once (generate_together checks)
+        EXPECT_EQ(backend->runner(), nullptr);
+        ASSERT_EQ(notices.size(), 1u);
+        EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+        if (!as_one_leaves) EXPECT_EQ(emulation.steps, 9) << "the device was asked again after it failed";
+    }
 }
 
 TEST_F(DeviceDocumentBatch, ScoresThatAreNotFiniteMoveToAWiderPrecisionAndDecodeAgain) {
@@ -247,14 +252,9 @@ TEST_F(DeviceDocumentBatch, AnEncoderThatLeavesFp16StartsTheDocumentsPresentAgai
 TEST_F(DeviceDocumentBatch, CancellingHandsOverWhatFinishedAndNothingTwice) {
     std::vector<int> finished;
     DocumentBatchCallbacks on;
-    on.encode = [&](const std::vector<int>& js) {
-        std::vector<std::vector<int64_t>> ids;
-        for (int i : js) ids.push_back(docs[size_t(i)].ids);
-        return std::move(run_encoder(*model, *backend, ids, {}, att, {}).rows);
-    };
+    on.encode = encoder();
     on.finished = [&](int i, GenerationResult, const EncodedRow&) { finished.push_back(i); };
-    std::vector<DocumentJob> jobs;
-    for (const BatchDoc& d : docs) jobs.push_back({int(d.ids.size()), d.config});
+    const std::vector<DocumentJob> jobs = document_jobs();
     cb.should_abort = [&] { return finished.size() >= 2; };
     EXPECT_THROW(generate_documents(*model, *backend, jobs, {.batch_size = 3}, on, cb), Cancelled);
     EXPECT_GE(finished.size(), 2u);
