@@ -34,12 +34,15 @@ public:
 
     // y = x W^T + bias, bias float32 [out] added to each row: one cuBLASLt product whose
     // epilogue adds the bias in float32 before y is rounded to p, instead of a product and a
-    // pass of its own over y (gemm_epilogue.cpp). Where cuBLASLt is missing or offers no
-    // algorithm for the shape, or PRECIS_CUDA_EPILOGUES=0, the product and the bias kernel.
+    // pass of its own over y (gemm_epilogue.cpp). stored_bias (optional, for fp16/bf16): the
+    // same bias in precision p, which the epilogue reads where it takes no float32 bias beside
+    // a 16-bit output. Where cuBLASLt is missing or refuses the shape, or
+    // PRECIS_CUDA_EPILOGUES=0, the product and the bias kernel.
     void linear_bias(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out,
-                     const float* bias, void* y);
-    // Whether linear_bias ran its last product with the epilogue (tests).
+                     const float* bias, void* y, const void* stored_bias = nullptr);
+    // Whether linear_bias ran its last product with the epilogue, and with stored_bias (tests).
     bool last_used_epilogue() const { return last_used_epilogue_; }
+    bool last_used_stored_bias() const { return last_used_stored_bias_; }
 
     cudaStream_t stream() const { return stream_; }
 
@@ -53,7 +56,7 @@ private:
     void check_arguments(Precision p, Precision out_p, int64_t rows, int64_t in, int64_t out, const void* x,
                          const void* w, const void* y) const;
     bool linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out,
-                              const float* bias, void* y);
+                              const float* bias, const void* stored_bias, void* y);
 
     cudaStream_t stream_;
     cublasHandle_t handle_ = nullptr;
@@ -61,6 +64,7 @@ private:
     std::unique_ptr<EpiloguePlans, EpiloguePlansDeleter> epilogue_;
     bool epilogues_ = true;  // PRECIS_CUDA_EPILOGUES != 0 and cuBLASLt usable so far
     bool last_used_epilogue_ = false;
+    bool last_used_stored_bias_ = false;
 };
 
 }  // namespace precis::cuda

@@ -1,9 +1,12 @@
 // Gemm::linear_bias (gemm.h): the product and its bias in one cuBLASLt matmul. The layouts
 // are linear()'s read column-major: D[out, rows] = op_T(A = W as [in, out], ld in) *
 // B = X as [in, rows] (ld in), and the epilogue's bias has one value per row of D, that is per
-// output feature. Float32 compute without TF32 in every precision, as linear(): the epilogue
-// adds the float32 bias to the float32 sum before the one rounding to the output type (the
-// bias kernel after linear() rounds twice), so fp32 results are the product's plus the bias.
+// output feature. Float32 compute without TF32 in every precision, as linear(), and partial
+// sums of a split reduction kept in float32: the epilogue adds the bias to the float32 sum
+// before the one rounding to the output type (the bias kernel after linear() rounds twice),
+// so fp32 results are the product's plus the bias. cuBLASLt documents a bias of the output's
+// type; a float32 bias beside a 16-bit output is asked for first (one rounding fewer), and
+// where the heuristic refuses it the bias stored in the output's type (DeviceLinear) is.
 //
 // Asking cuBLASLt's heuristic costs far more than the product's launch, so each shape's
 // descriptors and chosen algorithm are kept (the encoder's few shapes per input length, the
@@ -41,7 +44,8 @@ struct Plan {
     cublasLtMatmulDesc_t desc = nullptr;
     cublasLtMatrixLayout_t a = nullptr, b = nullptr, d = nullptr;
     cublasLtMatmulAlgo_t algo{};
-    bool usable = false;  // false: the heuristic offered nothing; this shape takes the fallback
+    bool usable = false;       // false: cuBLASLt refused; this shape takes the fallback
+    bool stored_bias = false;  // the bias is read in the output's type, not float32
 
     void release() {
         if (d) cublasLtMatrixLayoutDestroy(d);
@@ -52,11 +56,12 @@ struct Plan {
     }
 };
 
-// One product's shape, and the alignments of x, W and y that the heuristic may assume.
+// One product's shape, and the alignments of x, W, y and the biases that the heuristic may
+// assume (align_stored 0: no bias in the output's type was given).
 struct PlanKey {
     Precision p;
     int64_t rows, in, out;
-    uint32_t align_x, align_w, align_y;
+    uint32_t align_x, align_w, align_y, align_bias, align_stored;
     auto operator<=>(const PlanKey&) const = default;
 };
 
@@ -84,15 +89,17 @@ void Gemm::EpiloguePlansDeleter::operator()(EpiloguePlans* plans) const { delete
 
 namespace {
 
-// Builds the descriptors of one shape and asks for an algorithm; any refusal leaves the plan
-// unusable (never an error: the caller then runs the product and the bias kernel).
-Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_bytes) {
+// Builds the descriptors of one shape and asks for an algorithm, its bias of `bias_type` at
+// `bias` (the heuristic reads the pointer's alignment); any refusal leaves the plan unusable
+// (never an error: the caller then tries the other bias type, or runs the product and the
+// bias kernel).
+Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_bytes, cudaDataType_t bias_type,
+               const void* bias) {
     Plan plan;
-    const auto [p, rows, in, out, align_x, align_w, align_y] = key;
+    const auto [p, rows, in, out, align_x, align_w, align_y, align_bias, align_stored] = key;
     const cudaDataType_t type = cublas_data_type(p);
     const cublasOperation_t transa = CUBLAS_OP_T, transb = CUBLAS_OP_N;
     const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-    const cudaDataType_t bias_type = CUDA_R_32F;
     bool made = ok(cublasLtMatmulDescCreate(&plan.desc, CUBLAS_COMPUTE_32F, CUDA_R_32F)) &&
                 ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa))) &&
                 ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof(transb))) &&
@@ -100,14 +107,20 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_byt
                                                   sizeof(epilogue))) &&
                 ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
                                                   sizeof(bias_type))) &&
+                ok(cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias))) &&
                 ok(cublasLtMatrixLayoutCreate(&plan.a, type, uint64_t(in), uint64_t(out), in)) &&
                 ok(cublasLtMatrixLayoutCreate(&plan.b, type, uint64_t(in), uint64_t(rows), in)) &&
                 ok(cublasLtMatrixLayoutCreate(&plan.d, type, uint64_t(out), uint64_t(rows), out));
     cublasLtMatmulPreference_t pref = nullptr;
     made = made && ok(cublasLtMatmulPreferenceCreate(&pref));
     const uint64_t ws = workspace_bytes;
+    // A split reduction may add its parts in float32 only: in the output's type (in place, or
+    // in the workspace) a bf16 output would round every partial sum.
+    const uint32_t reductions = CUBLASLT_REDUCTION_SCHEME_NONE | CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
     made = made &&
            ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws))) &&
+           ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &reductions,
+                                                   sizeof(reductions))) &&
            ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_w,
                                                    sizeof(align_w))) &&
            ok(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_x,
@@ -128,13 +141,29 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_byt
     }
     plan.algo = result.algo;
     plan.usable = true;
+    plan.stored_bias = bias_type != CUDA_R_32F;
     return plan;
+}
+
+// A float32 bias first; where cuBLASLt takes none beside a 16-bit output, the stored one.
+Plan best_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_bytes, const float* bias,
+               const void* stored_bias) {
+    Plan plan = make_plan(handle, key, workspace_bytes, CUDA_R_32F, bias);
+    if (!plan.usable && stored_bias && key.p != Precision::F32)
+        plan = make_plan(handle, key, workspace_bytes, cublas_data_type(key.p), stored_bias);
+    return plan;
+}
+
+// What cublasLtMatmul says, before it launches anything, of a combination the heuristic
+// offered but this device or library will not run: the shape takes the fallback instead.
+bool refused(cublasStatus_t s) {
+    return s == CUBLAS_STATUS_NOT_SUPPORTED || s == CUBLAS_STATUS_INVALID_VALUE || s == CUBLAS_STATUS_ARCH_MISMATCH;
 }
 
 }  // namespace
 
 bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out,
-                                const float* bias, void* y) {
+                                const float* bias, const void* stored_bias, void* y) {
     if (!epilogue_) {
         auto plans = std::unique_ptr<EpiloguePlans, EpiloguePlansDeleter>(new EpiloguePlans);
         if (!ok(cublasLtCreate(&plans->handle))) {
@@ -144,30 +173,50 @@ bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_
         }
         epilogue_ = std::move(plans);
     }
-    const PlanKey key{p, rows, in, out, alignment_of(x), alignment_of(w), alignment_of(y)};
+    const PlanKey key{p,
+                      rows,
+                      in,
+                      out,
+                      alignment_of(x),
+                      alignment_of(w),
+                      alignment_of(y),
+                      alignment_of(bias),
+                      stored_bias ? alignment_of(stored_bias) : 0u};
     auto it = epilogue_->plans.find(key);
     if (it == epilogue_->plans.end()) {
-        if (epilogue_->plans.size() >= kMaxPlans) epilogue_->clear();
-        it = epilogue_->plans.emplace(key, make_plan(epilogue_->handle, key, workspace_.bytes())).first;
+        if (epilogue_->plans.size() >= kMaxPlans) {  // one goes: the others stay made
+            epilogue_->plans.begin()->second.release();
+            epilogue_->plans.erase(epilogue_->plans.begin());
+        }
+        it = epilogue_->plans.emplace(key, best_plan(epilogue_->handle, key, workspace_.bytes(), bias, stored_bias))
+                 .first;
     }
     Plan& plan = it->second;
     if (!plan.usable) return false;
+    const void* read = plan.stored_bias ? stored_bias : static_cast<const void*>(bias);
     PRECIS_CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)));
+        cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &read, sizeof(read)));
     const float alpha = 1.f, beta = 0.f;
     // The workspace is the cuBLAS handle's: both run on this one stream, one after the other.
-    PRECIS_CUBLAS_CHECK(cublasLtMatmul(epilogue_->handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, y, plan.d, y,
-                                       plan.d, &plan.algo, workspace_.get(), workspace_.bytes(), stream_));
+    const cublasStatus_t status = cublasLtMatmul(epilogue_->handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, y,
+                                                 plan.d, y, plan.d, &plan.algo, workspace_.get(), workspace_.bytes(),
+                                                 stream_);
+    if (refused(status)) {
+        plan.release();  // usable false from now on
+        return false;
+    }
+    PRECIS_CUBLAS_CHECK(status);
+    last_used_stored_bias_ = plan.stored_bias;
     return true;
 }
 
 void Gemm::linear_bias(Precision p, const void* x, int64_t rows, int64_t in, const void* w, int64_t out,
-                       const float* bias, void* y) {
+                       const float* bias, void* y, const void* stored_bias) {
     check(bias != nullptr, "linear: the bias must not be null (use linear() for a product without one)");
     check_arguments(p, p, rows, in, out, x, w, y);
-    last_used_epilogue_ = false;
+    last_used_epilogue_ = last_used_stored_bias_ = false;
     if (rows == 0) return;
-    if (epilogues_) last_used_epilogue_ = linear_bias_epilogue(p, x, rows, in, w, out, bias, y);
+    if (epilogues_) last_used_epilogue_ = linear_bias_epilogue(p, x, rows, in, w, out, bias, stored_bias, y);
     if (last_used_epilogue_) return;
     linear(p, x, rows, in, w, out, y);
     bias_activation(p, y, bias, rows, out, false, stream_);

@@ -106,7 +106,10 @@ DeviceLinear DeviceModel::upload_linear(const LinearWeights& w, cudaStream_t str
     d.out = w.out();
     std::vector<float> buf;
     d.weight = upload_matrix(widened(w, buf), d.in * d.out, stream);
-    if (w.bias.defined()) d.bias = upload_f32(w.b(), d.out, stream);
+    if (w.bias.defined()) {
+        d.bias = upload_f32(w.b(), d.out, stream);
+        if (precision_ != Precision::F32) d.stored_bias = upload_matrix(w.b(), d.out, stream);
+    }
     return d;
 }
 
@@ -124,7 +127,7 @@ DeviceNorm DeviceModel::upload_norm(const LayerNormWeights& w, cudaStream_t stre
 
 void device_linear(Gemm& gemm, Precision p, const void* x, int64_t rows, const DeviceLinear& w, void* y,
                    cudaStream_t stream) {
-    if (w.b()) gemm.linear_bias(p, x, rows, w.in, w.weight.get(), w.out, w.b(), y);
+    if (w.b()) gemm.linear_bias(p, x, rows, w.in, w.weight.get(), w.out, w.b(), y, w.b_stored());
     else gemm.linear(p, x, rows, w.in, w.weight.get(), w.out, y);
 }
 

@@ -25,8 +25,10 @@ class Gemm;
 struct DeviceLinear {
     DeviceBuffer weight;  // [out, in] in the run's precision
     DeviceBuffer bias;    // [out] float32, empty when the layer has none
+    DeviceBuffer stored_bias;  // the same in the run's precision when it is fp16/bf16 (Gemm::linear_bias)
     int64_t in = 0, out = 0;
     const float* b() const { return bias.bytes() ? bias.as<float>() : nullptr; }
+    const void* b_stored() const { return stored_bias.bytes() ? stored_bias.get() : nullptr; }
 };
 
 struct DeviceNorm {
@@ -84,7 +86,8 @@ private:
     DeviceBuffer staging_;  // float32 staging for conversions, freed after loading
 };
 
-// y[rows, out] = x W^T + b in the run's precision (bias through the fused kernel).
+// y[rows, out] = x W^T + b in the run's precision (the bias in the product's epilogue, or
+// by the bias kernel after it).
 void device_linear(Gemm& gemm, Precision p, const void* x, int64_t rows, const DeviceLinear& w, void* y,
                    cudaStream_t stream);
 

@@ -38,7 +38,10 @@ std::string describe(const Shape& s) {
 // precision: bf16's own output rounding (about 1.6e-3 normalized) is above the 1e-3 bound, and
 // the product's error is what is measured here (the rounding is the storage format's, not the
 // kernel's). A float32 output (logits) is compared with the CPU result as it is.
-// With `with_bias`, y = x W^T + b through linear_bias (b float32, as the model's biases).
+// With `with_bias`, y = x W^T + b through linear_bias (b float32, as the model's biases, and
+// stored in p as DeviceLinear stores it), against the rounding of the path that ran: the
+// epilogue's one rounding of the sum (of the bias in p when it read that one), or the
+// product's rounding and then the bias kernel's.
 double product_error(Gemm& gemm, Precision p, Precision out_p, const Shape& s, uint32_t seed,
                      bool with_bias = false) {
     const size_t nx = size_t(s.rows * s.in), nw = size_t(s.out * s.in), ny = size_t(s.rows * s.out);
@@ -51,14 +54,22 @@ double product_error(Gemm& gemm, Precision p, Precision out_p, const Shape& s, u
     precis::cuda::DeviceBuffer dy(ny * precis::cuda::bytes_of(out_p));
     const std::vector<float> b = gaussian(size_t(s.out), seed + 2, 0.5f);
     precis::cuda::DeviceBuffer db = precis::test::upload_as(Precision::F32, b);
-    if (with_bias) gemm.linear_bias(p, dx.get(), s.rows, s.in, dw.get(), s.out, db.as<float>(), dy.get());
+    precis::cuda::DeviceBuffer db_stored = precis::test::upload_as(p, b);
+    if (with_bias)
+        gemm.linear_bias(p, dx.get(), s.rows, s.in, dw.get(), s.out, db.as<float>(), dy.get(),
+                         p == Precision::F32 ? nullptr : db_stored.get());
     else gemm.linear(p, dx.get(), s.rows, s.in, dw.get(), s.out, dy.get(), out_p);
     PRECIS_CUDA_CHECK(cudaStreamSynchronize(gemm.stream()));
     const std::vector<float> y = precis::test::download_as_f32(out_p, dy.get(), ny);
 
     std::vector<float> ref(ny);
-    precis::make_cpu_backend()->linear(x.data(), s.rows, s.in, w.data(), with_bias ? b.data() : nullptr, s.out,
-                                       ref.data());
+    precis::make_cpu_backend()->linear(x.data(), s.rows, s.in, w.data(), nullptr, s.out, ref.data());
+    if (with_bias) {
+        const bool epilogue = gemm.last_used_epilogue();
+        if (!epilogue && out_p != Precision::F32) ref = rounded_to(out_p, ref);  // the product's own rounding
+        const std::vector<float> added = gemm.last_used_stored_bias() ? rounded_to(p, b) : b;
+        for (size_t i = 0; i < ny; ++i) ref[i] += added[i % size_t(s.out)];
+    }
     if (out_p != Precision::F32) ref = rounded_to(out_p, ref);
     return normalized_error(y, ref);
 }
@@ -101,7 +112,10 @@ TEST_P(GemmProduct, LinearWithBiasMatchesTheCpusProductPlusBias) {
         SCOPED_TRACE(describe(s));
         EXPECT_LE(product_error(gemm, p, p, s, seed += 10, true), op_tolerance(p));
         std::cout << precis::cuda::precision_name(p) << " " << describe(s) << ": bias "
-                  << (gemm.last_used_epilogue() ? "in the epilogue" : "by its own kernel") << "\n";
+                  << (!gemm.last_used_epilogue()      ? "by its own kernel"
+                      : gemm.last_used_stored_bias() ? "in the epilogue (stored in the output's precision)"
+                                                     : "in the epilogue (float32)")
+                  << "\n";
         if (p == Precision::F32 && s.rows >= 4096) EXPECT_TRUE(gemm.last_used_epilogue());
     }
 }
@@ -110,13 +124,18 @@ TEST_P(GemmProduct, LinearWithBiasMatchesTheCpusProductPlusBias) {
 TEST_P(GemmProduct, TheEpilogueAndTheBiasKernelAgree) {
     PRECIS_REQUIRE_GPU();
     const Precision p = GetParam();
+    const char* asked = std::getenv("PRECIS_CUDA_EPILOGUES");  // the device script's, if any
+    const std::string before = asked ? asked : "";
+    unsetenv("PRECIS_CUDA_EPILOGUES");
     Gemm with_epilogue(nullptr);
     setenv("PRECIS_CUDA_EPILOGUES", "0", 1);
     Gemm without(nullptr);
-    unsetenv("PRECIS_CUDA_EPILOGUES");
+    if (asked) setenv("PRECIS_CUDA_EPILOGUES", before.c_str(), 1);
+    else unsetenv("PRECIS_CUDA_EPILOGUES");
     for (const Shape& s : {Shape{4096, 768, 768}, Shape{9, 96, 40}}) {
         SCOPED_TRACE(describe(s));
         EXPECT_LE(product_error(with_epilogue, p, p, s, 77, true), op_tolerance(p));
+        if (p == Precision::F32 && s.rows >= 4096) EXPECT_TRUE(with_epilogue.last_used_epilogue());
         EXPECT_LE(product_error(without, p, p, s, 77, true), op_tolerance(p));
         EXPECT_FALSE(without.last_used_epilogue());
     }
