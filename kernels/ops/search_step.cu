@@ -43,7 +43,7 @@ __device__ float row_log_sum_exp(const float* x, int64_t vocab, float* fshared, 
 
 __global__ void log_softmax_process_kernel(float* scores, int64_t vocab, const int32_t* history, int history_stride,
                                            const float* beam_scores, const RowRules* row_rules,
-                                           float* forced_logprob) {
+                                           float* forced_logprob, float* greedy_lse) {
     __shared__ float fshared[32];
     __shared__ double dshared[32];
     const int64_t row = blockIdx.x;
@@ -63,12 +63,17 @@ __global__ void log_softmax_process_kernel(float* scores, int64_t vocab, const i
             const float s = t == rules.forced_token ? 0.f : -INFINITY;
             x[t] = add_beam ? s + b : s;
         }
+        if (greedy_lse && threadIdx.x == 0) greedy_lse[row] = 0.f;  // the forced token's 0 stays 0
         return;
     }
     const float lse = row_log_sum_exp(x, vocab, fshared, dshared);
-    for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) {
-        const float s = x[t] - lse;
-        x[t] = add_beam ? s + b : s;
+    if (greedy_lse) {  // the row stays logits (search_step.h)
+        if (threadIdx.x == 0) greedy_lse[row] = lse;
+    } else {
+        for (int64_t t = threadIdx.x; t < vocab; t += blockDim.x) {
+            const float s = x[t] - lse;
+            x[t] = add_beam ? s + b : s;
+        }
     }
     __syncthreads();  // the bans below write entries other threads just wrote
     const int n = rules.no_repeat_ngram, len = rules.cur_len;
@@ -200,14 +205,31 @@ RowRules row_rules(const StepRules& rules, int64_t vocab, int history_stride) {
 }
 
 void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
-                         const float* beam_scores, const RowRules* rules, cudaStream_t stream, float* forced_logprob) {
+                         const float* beam_scores, const RowRules* rules, cudaStream_t stream, float* forced_logprob,
+                         float* greedy_lse) {
     check(scores != nullptr && rules != nullptr, "log_softmax_process: null scores or rules");
+    check(!(greedy_lse && beam_scores), "log_softmax_process: greedy rows take no beam scores");
     check(rows >= 0 && vocab > 0, "log_softmax_process: rows must be non-negative and vocab positive");
     check(history != nullptr && history_stride >= 1,
           "log_softmax_process: each row's history is needed (its rules are read on the device)");
     if (rows == 0) return;
     log_softmax_process_kernel<<<unsigned(rows), kRowThreads, 0, stream>>>(scores, vocab, history, history_stride,
-                                                                          beam_scores, rules, forced_logprob);
+                                                                          beam_scores, rules, forced_logprob, greedy_lse);
+    PRECIS_CUDA_LAUNCHED();
+}
+
+namespace {
+__global__ void subtract_per_row_kernel(float* values, const float* per_row, int rows) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < rows) values[r] -= per_row[r];
+}
+}  // namespace
+
+void to_log_probabilities(float* values, const float* log_sum_exp, int rows, cudaStream_t stream) {
+    check(rows >= 0, "to_log_probabilities: rows must be non-negative");
+    if (rows == 0) return;
+    check(values && log_sum_exp, "to_log_probabilities: null device pointer");
+    subtract_per_row_kernel<<<unsigned((rows + 255) / 256), 256, 0, stream>>>(values, log_sum_exp, rows);
     PRECIS_CUDA_LAUNCHED();
 }
 

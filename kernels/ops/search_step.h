@@ -32,9 +32,18 @@ RowRules row_rules(const StepRules& rules, int64_t vocab, int history_stride);
 // (device). beam_scores: device [rows] or null. forced_logprob (device [rows], optional):
 // each row whose rules force a token gets that token's log-probability before forcing, which
 // the greedy search's score counts, as the CPU's does, where the forced row holds 0.
+// greedy_lse (device [rows], optional; no beam_scores): greedy rows stay logits, the
+// processors applied, and each row's log-sum-exp goes there (0 for a forced row), as the
+// CPU's greedy_pick takes the first best processed logit: two logits a float step apart can
+// round to one log-probability, and the larger logit is still the one chosen. The top
+// values become log-probabilities with to_log_probabilities.
 void log_softmax_process(float* scores, int rows, int64_t vocab, const int32_t* history, int history_stride,
                          const float* beam_scores, const RowRules* rules, cudaStream_t stream,
-                         float* forced_logprob = nullptr);
+                         float* forced_logprob = nullptr, float* greedy_lse = nullptr);
+
+// values[r] -= log_sum_exp[r] (device [rows] each): greedy rows' top logits as the CPU's
+// log_softmax_row gives their log-probabilities.
+void to_log_probabilities(float* values, const float* log_sum_exp, int rows, cudaStream_t stream);
 
 // For each of `groups` groups of group_len consecutive scores: the k largest, sorted
 // descending, ties broken by the lower index first (as torch.topk on the CPU and the CPU

@@ -28,7 +28,10 @@ DeviceCandidates::DeviceCandidates(int rows, int width, int64_t vocab, int max_l
     std::fill_n(history_host_.as<int32_t>(), history, 0);
     rules_ = DeviceBuffer(size_t(rows) * sizeof(RowRules));
     if (width > 1) beam_scores_ = DeviceBuffer(size_t(rows) * sizeof(float));
-    else forced_logprob_ = DeviceBuffer(size_t(rows) * sizeof(float));
+    else {
+        forced_logprob_ = DeviceBuffer(size_t(rows) * sizeof(float));
+        log_sum_exp_ = DeviceBuffer(size_t(rows) * sizeof(float));
+    }
     values_ = DeviceBuffer(max_top_ * sizeof(float));
     indices_ = DeviceBuffer(max_top_ * sizeof(int64_t));
     const size_t scratch = topk_scratch_bytes(rows / width, int64_t(width) * vocab, keep_);
@@ -69,17 +72,17 @@ void DeviceCandidates::queue(float* scores, int rows, const std::vector<StepRule
         PRECIS_CUDA_CHECK(cudaMemcpyAsync(beam_scores_.get(), host_scores, size_t(rows) * sizeof(float),
                                           cudaMemcpyHostToDevice, stream_));
     }
+    const bool greedy = width_ == 1;
     log_softmax_process(scores, rows, V_, upload_histories(histories), stride_,
-                             width_ > 1 ? beam_scores_.as<float>() : nullptr, rules_.as<RowRules>(), stream_,
-                             width_ > 1 ? nullptr : forced_logprob_.as<float>());
-    // Greedy: every row's first best token (log-softmax shifts a row by a constant, so it is
-    // the processed logits' first maximum, as the CPU's greedy_pick takes, except where two
-    // logits a float step apart round to one log-probability: the lower id then, where the
-    // CPU takes the larger logit; rarer than the two devices' product differences). Beam
-    // search: every group's best candidates, finished or free ones too, which nothing reads.
+                        greedy ? nullptr : beam_scores_.as<float>(), rules_.as<RowRules>(), stream_,
+                        greedy ? forced_logprob_.as<float>() : nullptr, greedy ? log_sum_exp_.as<float>() : nullptr);
+    // Greedy: every row's first best processed logit, as the CPU's greedy_pick takes it, then
+    // its log-probability. Beam search: every group's best candidates, finished or free ones
+    // too, which nothing reads.
     const int groups = rows / width_;
     top_k(scores, groups, int64_t(width_) * V_, keep_, values_.as<float>(), indices_.as<int64_t>(), scratch_.get(),
           stream_);
+    if (greedy) to_log_probabilities(values_.as<float>(), log_sum_exp_.as<float>(), rows, stream_);
     const size_t n = size_t(groups) * size_t(keep_);
     PRECIS_CUDA_CHECK(cudaMemcpyAsync(down_.as<int64_t>(), indices_.get(), n * sizeof(int64_t),
                                       cudaMemcpyDeviceToHost, stream_));

@@ -5,8 +5,9 @@
 // log-softmax and logits processors under its own rules (log_softmax_process), the
 // beams' running scores added, then the top candidates of each group of `width` rows (greedy:
 // the best token of each row; beam search: the best 2 x width over the group's width x vocab,
-// kernels/ops/search_step.h). Only those come back, with a forced row's log-probability
-// before forcing, which the greedy score counts as the CPU's does.
+// kernels/ops/search_step.h; greedy rows are chosen on their processed logits, as the
+// CPU's are). Only those come back, with a forced row's log-probability before forcing,
+// which the greedy score counts as the CPU's does.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -45,7 +46,7 @@ private:
     int64_t V_;
     size_t max_top_;  // groups x keep at the most
     cudaStream_t stream_;
-    DeviceBuffer history_, rules_, beam_scores_, values_, indices_, forced_logprob_, scratch_;
+    DeviceBuffer history_, rules_, beam_scores_, values_, indices_, forced_logprob_, log_sum_exp_, scratch_;
     PinnedBuffer history_host_;  // int32 [rows, max_length]
     PinnedBuffer up_;            // each row's rules, then its beam score
     PinnedBuffer down_;          // the candidates' indices, values, then the forced log-probabilities

@@ -2,8 +2,9 @@
 // CUDA runner drives them, on the CPU, so CI (which has no GPU) sees a change that only the
 // GPU would otherwise show: each step's inputs are staged as the GPU's step graph reads them
 // (engine/model/decoder_step_inputs.h) and fed to the CPU decoder from there, and each step
-// is scored in the device kernels' order (kernels/ops/search_step.cu: log-softmax first,
-// then the processors, the forced token's score taken before forcing, the beam score added,
+// is scored in the device kernels' order (kernels/ops/search_step.cu: beam search takes
+// log-softmax first, then the processors and the beam score; greedy the processors on the
+// logits, the first best, its log-probability, the forced token's taken before forcing;
 // candidates for every item, finished or not). On every reference case's rows, greedy and
 // beam, batched beside documents of other lengths, that gives the CPU search's ids and
 // scores.
@@ -62,17 +63,11 @@ public:
 
     void pick(const std::vector<std::vector<int64_t>>& sequences, const StepRules& rules, int64_t* tokens,
               float* logprobs) override {
-        const int64_t forced =
-            forced_token_at(rules.forced_bos_token_id, rules.forced_eos_token_id, rules.cur_len, rules.max_length);
-        for (int r = 0; r < dec_.rows(); ++r) {
-            float* x = row(r);
-            log_softmax_row(x, V_);
-            const float forced_logprob = forced >= 0 ? x[forced] : 0.f;
-            process_scores(x, V_, sequences[size_t(r)], rules);
-            const int64_t best = std::max_element(x, x + V_) - x;  // first max on ties, as top_k
-            tokens[r] = best;
-            logprobs[r] = forced >= 0 ? forced_logprob : x[best];
-        }
+        // The device's greedy rows: the first best processed logit (top_k's order on ties),
+        // and its log-probability, the forced token's on a forced step: greedy_pick's.
+        std::vector<float> scratch(static_cast<size_t>(V_));
+        for (int r = 0; r < dec_.rows(); ++r)
+            tokens[r] = greedy_pick(row(r), V_, sequences[size_t(r)], rules, scratch.data(), &logprobs[r]);
     }
 
     void select(const BeamBook& book, const StepRules& rules, float* top_scores, int64_t* top_indices) override {

@@ -94,30 +94,36 @@ public:
 private:
     int first_row(int slot) const { return dec_.first_row_of(items_.at(slot)); }
 
-    // kernels/ops/search_step.cu's order on the slot rows: log-softmax, the forced token's
-    // log-probability taken, the processors, the beam score; then the top-k of every row
-    // (greedy) or every slot's beams (beam search), read back through read_slot_choices.
+    // kernels/ops/search_step.cu's order on the slot rows. Beam search: log-softmax, the
+    // processors, the beam score, then the top-k of every slot's beams. Greedy: the forced
+    // token's log-probability taken, the processors on the logits, the first best of each
+    // row and its log-probability (the CPU's greedy_pick). Read back through read_slot_choices.
     void search(std::vector<float>& scores, std::vector<DocumentStep*>& docs) {
         const int rows = plan_.rows, keep = width_ == 1 ? 1 : BeamBook::keep_for(width_);
-        std::vector<float> forced(size_t(rows), 1.f);
+        const int groups = rows / width_;
+        std::vector<float> forced(size_t(rows), 1.f), values(size_t(groups) * size_t(keep)), logprobs;
+        std::vector<int64_t> indices(values.size());
         for (int r = 0; r < rows; ++r) {
             float* x = scores.data() + int64_t(r) * V_;
             const StepRules& rules = plan_.rules[size_t(r)];
-            log_softmax_row(x, V_);
+            const std::vector<int64_t> none{0};  // a free slot's row: rules of cur_len 1 that ban nothing
+            const std::vector<int64_t>& history = plan_.histories[size_t(r)] ? *plan_.histories[size_t(r)] : none;
             const int64_t f =
                 forced_token_at(rules.forced_bos_token_id, rules.forced_eos_token_id, rules.cur_len, rules.max_length);
-            if (f >= 0) forced[size_t(r)] = x[f];
-            const std::vector<int64_t> none{0};  // a free slot's row: rules of cur_len 1 that ban nothing
-            process_scores(x, V_, plan_.histories[size_t(r)] ? *plan_.histories[size_t(r)] : none, rules);
-            if (width_ > 1)
-                for (int64_t t = 0; t < V_; ++t) x[t] += plan_.beam_scores[size_t(r)];
+            if (width_ == 1) {
+                logprobs.resize(size_t(V_));
+                indices[size_t(r)] = greedy_pick(x, V_, history, rules, logprobs.data(), &values[size_t(r)]);
+                if (f >= 0) forced[size_t(r)] = values[size_t(r)];
+                continue;
+            }
+            log_softmax_row(x, V_);
+            process_scores(x, V_, history, rules);
+            for (int64_t t = 0; t < V_; ++t) x[t] += plan_.beam_scores[size_t(r)];
         }
-        const int groups = rows / width_;
-        std::vector<float> values(size_t(groups) * size_t(keep));
-        std::vector<int64_t> indices(values.size());
-        for (int g = 0; g < groups; ++g)
-            top_candidates(scores.data() + int64_t(g) * width_ * V_, int64_t(width_) * V_, keep,
-                           values.data() + size_t(g) * size_t(keep), indices.data() + size_t(g) * size_t(keep));
+        if (width_ > 1)
+            for (int g = 0; g < groups; ++g)
+                top_candidates(scores.data() + int64_t(g) * width_ * V_, int64_t(width_) * V_, keep,
+                               values.data() + size_t(g) * size_t(keep), indices.data() + size_t(g) * size_t(keep));
         read_slot_choices(slots_, docs, values.data(), indices.data(), forced.data());
     }
 

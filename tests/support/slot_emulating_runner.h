@@ -5,8 +5,9 @@
 // (engine/generate/slot_step.h). Its batch decoder takes documents into slots of one width
 // as the CUDA runner's does (engine/model/decoder_slots.h), feeds the CPU decoder from what
 // plan_slot_step staged for the slots' rows, does the device search kernels' arithmetic on
-// the CPU in their order over the slot rows (log-softmax, each row's processors, the beam
-// score, the top-k of each slot, finished or free ones too), and reads the choices back with
+// the CPU in their order over the slot rows (beam search: log-softmax, each row's
+// processors, the beam score, the top-k of each slot; greedy: each row's first best
+// processed logit and its log-probability; finished or free slots too), and reads the choices back with
 // read_slot_choices. So a slip in the plan (a row fed another document's token, a choice
 // read from another slot) shows as ids that differ from the document's alone.
 //

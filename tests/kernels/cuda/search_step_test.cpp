@@ -231,6 +231,60 @@ TEST(SearchStep, AForcedStepGivesTheForcedTokensLogProbabilityBeforeForcing) {
     EXPECT_EQ(cuda::download<float>(d_forced.get(), rows), std::vector<float>(rows, 1.f));
 }
 
+// Greedy rows stay logits with the processors applied, beside each row's log-sum-exp: the
+// first best is the CPU greedy_pick's even where the two best logits, a float step apart,
+// give one log-probability once the log-sum-exp is taken from them, and the top value turned
+// into a log-probability is greedy_pick's.
+TEST(SearchStep, GreedyRowsChooseOnTheirLogitsAsTheCpuDoes) {
+    PRECIS_REQUIRE_GPU();
+    const int rows = 3;
+    const int64_t V = 50265, eos = 2;
+    std::vector<float> logits = test::gaussian(size_t(rows) * size_t(V), 81);
+    for (int r = 0; r < rows; ++r) {  // the planted pair: 5 at id 3, the next float above 5 at id 10
+        logits[size_t(r) * size_t(V) + 3] = 5.f;
+        logits[size_t(r) * size_t(V) + 10] = std::nextafter(5.f, 6.f);
+    }
+    logits[size_t(2) * size_t(V) + 10] = -1.f;  // row 2: id 3 is the best alone
+    const std::vector<int64_t> seq{2, 7, 8, 7};  // a bigram ban of 8 after 7
+    std::vector<int32_t> history(size_t(rows) * 4);
+    for (int r = 0; r < rows; ++r)
+        for (int t = 0; t < 4; ++t) history[size_t(r) * 4 + size_t(t)] = int32_t(seq[size_t(t)]);
+    cuda::StepRules rules;
+    rules.cur_len = 4;
+    rules.max_length = 40;
+    rules.min_length = 10;  // eos banned
+    rules.no_repeat_ngram = 2;
+    rules.eos_token_id = eos;
+    const cuda::RowRules one = cuda::row_rules(rules, V, 4);
+    cuda::DeviceBuffer d_scores = cuda::upload(logits), d_hist = cuda::upload(history);
+    cuda::DeviceBuffer d_rules = cuda::upload(std::vector<cuda::RowRules>(size_t(rows), one));
+    cuda::DeviceBuffer d_forced(size_t(rows) * sizeof(float)), d_lse(size_t(rows) * sizeof(float));
+    cuda::DeviceBuffer d_v(size_t(rows) * sizeof(float)), d_i(size_t(rows) * sizeof(int64_t));
+    cuda::log_softmax_process(d_scores.as<float>(), rows, V, d_hist.as<int32_t>(), 4, nullptr,
+                              d_rules.as<cuda::RowRules>(), nullptr, d_forced.as<float>(), d_lse.as<float>());
+    const std::vector<float> processed = [&] {
+        PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+        return cuda::download<float>(d_scores.get(), logits.size());
+    }();
+    cuda::DeviceBuffer scratch(cuda::topk_scratch_bytes(rows, V, 1));
+    cuda::top_k(d_scores.as<float>(), rows, V, 1, d_v.as<float>(), d_i.as<int64_t>(), scratch.get(), nullptr);
+    cuda::to_log_probabilities(d_v.as<float>(), d_lse.as<float>(), rows, nullptr);
+    PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> values = cuda::download<float>(d_v.get(), size_t(rows));
+    const std::vector<int64_t> ids = cuda::download<int64_t>(d_i.get(), size_t(rows));
+    std::vector<float> ref = logits, lp(static_cast<size_t>(V));
+    for (int r = 0; r < rows; ++r) {
+        SCOPED_TRACE("row " + std::to_string(r));
+        float* row = ref.data() + size_t(r) * size_t(V);
+        float logprob = 0;
+        const int64_t want = greedy_pick(row, V, seq, rules, lp.data(), &logprob);  // row: processed logits
+        EXPECT_EQ(want, r == 2 ? 3 : 10);
+        EXPECT_EQ(ids[size_t(r)], want);
+        EXPECT_NEAR(values[size_t(r)], logprob, 1e-5f * (1 + std::abs(logprob)));
+    }
+    expect_same_scores(processed, ref, true);
+}
+
 // The CPU beam search's selection: partial_sort, descending, lower index first on ties.
 void cpu_top_k(const float* s, int64_t n, int k, std::vector<float>& values, std::vector<int64_t>& indices) {
     std::vector<int64_t> order(static_cast<size_t>(n));
