@@ -184,23 +184,37 @@ bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_
                       stored_bias ? alignment_of(stored_bias) : 0u};
     auto it = epilogue_->plans.find(key);
     if (it == epilogue_->plans.end()) {
-        if (epilogue_->plans.size() >= kMaxPlans) {  // one goes: the others stay made
-            epilogue_->plans.begin()->second.release();
-            epilogue_->plans.erase(epilogue_->plans.begin());
+        if (epilogue_->plans.size() >= kMaxPlans) {
+            // One goes, the others stay made: the one of the most rows, an encoder's shape of
+            // one input length, not the decoder's steps that every document takes.
+            auto most = epilogue_->plans.begin();
+            for (auto p = most; p != epilogue_->plans.end(); ++p)
+                if (p->first.rows > most->first.rows) most = p;
+            most->second.release();
+            epilogue_->plans.erase(most);
         }
         it = epilogue_->plans.emplace(key, best_plan(epilogue_->handle, key, workspace_.bytes(), bias, stored_bias))
                  .first;
     }
     Plan& plan = it->second;
-    if (!plan.usable) return false;
-    const void* read = plan.stored_bias ? stored_bias : static_cast<const void*>(bias);
-    PRECIS_CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &read, sizeof(read)));
     const float alpha = 1.f, beta = 0.f;
-    // The workspace is the cuBLAS handle's: both run on this one stream, one after the other.
-    const cublasStatus_t status = cublasLtMatmul(epilogue_->handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, y,
-                                                 plan.d, y, plan.d, &plan.algo, workspace_.get(), workspace_.bytes(),
-                                                 stream_);
+    auto issue = [&]() -> cublasStatus_t {
+        const void* read = plan.stored_bias ? stored_bias : static_cast<const void*>(bias);
+        PRECIS_CUBLAS_CHECK(
+            cublasLtMatmulDescSetAttribute(plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &read, sizeof(read)));
+        // The workspace is the cuBLAS handle's: both run on this one stream, one after the other.
+        return cublasLtMatmul(epilogue_->handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, y, plan.d, y, plan.d,
+                              &plan.algo, workspace_.get(), workspace_.bytes(), stream_);
+    };
+    if (!plan.usable) return false;
+    cublasStatus_t status = issue();
+    if (refused(status) && !plan.stored_bias && stored_bias && p != Precision::F32) {
+        // The float32 bias was offered but not taken: the stored one, before the fallback.
+        plan.release();
+        plan = make_plan(epilogue_->handle, key, workspace_.bytes(), cublas_data_type(p), stored_bias);
+        if (!plan.usable) return false;
+        status = issue();
+    }
     if (refused(status)) {
         plan.release();  // usable false from now on
         return false;

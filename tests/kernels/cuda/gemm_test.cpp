@@ -135,7 +135,9 @@ TEST_P(GemmProduct, TheEpilogueAndTheBiasKernelAgree) {
     for (const Shape& s : {Shape{4096, 768, 768}, Shape{9, 96, 40}}) {
         SCOPED_TRACE(describe(s));
         EXPECT_LE(product_error(with_epilogue, p, p, s, 77, true), op_tolerance(p));
-        if (p == Precision::F32 && s.rows >= 4096) EXPECT_TRUE(with_epilogue.last_used_epilogue());
+        if (p == Precision::F32 && s.rows >= 4096) {
+            EXPECT_TRUE(with_epilogue.last_used_epilogue());
+        }
         EXPECT_LE(product_error(without, p, p, s, 77, true), op_tolerance(p));
         EXPECT_FALSE(without.last_used_epilogue());
     }
