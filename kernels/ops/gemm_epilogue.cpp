@@ -145,13 +145,15 @@ Plan make_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_byt
     return plan;
 }
 
-// A float32 bias first; where cuBLASLt takes none beside a 16-bit output, the stored one.
-Plan best_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_bytes, const float* bias,
+// The plan to try after `rejected` (released here), which cuBLASLt would not take, at the
+// heuristic or when the product was issued: a float32 bias is followed by the bias stored in
+// a 16-bit output's type; after that, an unusable plan (the fallback).
+Plan next_plan(cublasLtHandle_t handle, const PlanKey& key, size_t workspace_bytes, Plan& rejected,
                const void* stored_bias) {
-    Plan plan = make_plan(handle, key, workspace_bytes, CUDA_R_32F, bias);
-    if (!plan.usable && stored_bias && key.p != Precision::F32)
-        plan = make_plan(handle, key, workspace_bytes, cublas_data_type(key.p), stored_bias);
-    return plan;
+    const bool had_stored = rejected.stored_bias;
+    rejected.release();
+    if (had_stored || !stored_bias || key.p == Precision::F32) return Plan{};
+    return make_plan(handle, key, workspace_bytes, cublas_data_type(key.p), stored_bias);
 }
 
 // What cublasLtMatmul says, before it launches anything, of a combination the heuristic
@@ -193,8 +195,10 @@ bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_
             most->second.release();
             epilogue_->plans.erase(most);
         }
-        it = epilogue_->plans.emplace(key, best_plan(epilogue_->handle, key, workspace_.bytes(), bias, stored_bias))
+        it = epilogue_->plans.emplace(key, make_plan(epilogue_->handle, key, workspace_.bytes(), CUDA_R_32F, bias))
                  .first;
+        Plan& made = it->second;
+        if (!made.usable) made = next_plan(epilogue_->handle, key, workspace_.bytes(), made, stored_bias);
     }
     Plan& plan = it->second;
     const float alpha = 1.f, beta = 0.f;
@@ -206,20 +210,15 @@ bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_
         return cublasLtMatmul(epilogue_->handle, plan.desc, &alpha, w, plan.a, x, plan.b, &beta, y, plan.d, y, plan.d,
                               &plan.algo, workspace_.get(), workspace_.bytes(), stream_);
     };
-    if (!plan.usable) return false;
-    cublasStatus_t status = issue();
-    if (refused(status) && !plan.stored_bias && stored_bias && p != Precision::F32) {
-        // The float32 bias was offered but not taken: the stored one, before the fallback.
-        plan.release();
-        plan = make_plan(epilogue_->handle, key, workspace_.bytes(), cublas_data_type(p), stored_bias);
-        if (!plan.usable) return false;
-        status = issue();
+    while (true) {
+        if (!plan.usable) return false;  // the fallback, from now on for this shape
+        const cublasStatus_t status = issue();
+        if (!refused(status)) {
+            PRECIS_CUBLAS_CHECK(status);
+            break;
+        }
+        plan = next_plan(epilogue_->handle, key, workspace_.bytes(), plan, stored_bias);
     }
-    if (refused(status)) {
-        plan.release();  // usable false from now on
-        return false;
-    }
-    PRECIS_CUBLAS_CHECK(status);
     last_used_stored_bias_ = plan.stored_bias;
     return true;
 }

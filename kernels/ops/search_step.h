@@ -50,7 +50,7 @@ void to_log_probabilities(float* values, const float* log_sum_exp, int rows, cud
 // search's partial_sort). out_values [groups, k] float32, out_indices [groups, k] int64
 // (index within the group). k <= kMaxTopK. A NaN score ranks first, as +infinity would: a
 // row that overflowed is then its group's best candidate, which the search sees is not
-// finite (skipped, as comparisons with NaN would skip it, a beam could overflow unseen).
+// finite (were NaN skipped, one overflowed beam would go unseen beside the others).
 // scratch: see topk_scratch_bytes.
 constexpr int kMaxTopK = 64;
 size_t topk_scratch_bytes(int groups, int64_t group_len, int k);
