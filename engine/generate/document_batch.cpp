@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -83,22 +84,28 @@ public:
     // On a device, returns early when the device gave up: the CPU's loop takes the rest.
     void run(std::deque<int>& waiting, DocumentBatchReport& report) {
         const EncoderBuffersKept kept;  // documents are encoded a few at a time, every few steps
-        bool said = false;
         while (!waiting.empty()) {
             if (runner_ && be_.runner() != runner_) return;  // the device failed while encoding
             members_.clear();
             try {
                 out_of_memory_as_one([&] { run_steps(waiting, report); });
             } catch (const OutOfMemory& e) {
-                if (!halve(waiting, report, e.what(), said)) return;
+                if (!halve(waiting, report, e.what())) return;
             } catch (const DeviceOutOfMemory& e) {
-                if (!halve(waiting, report, e.what(), said)) return;
+                if (!runner_) {
+                    cpu_lost_device(waiting, e);
+                } else if (!halve(waiting, report, e.what())) {
+                    return;
+                }
             } catch (const NonFiniteScores& e) {
                 if (!runner_) throw;  // only a device's step throws it: the CPU's fails the document alone
                 give_back(waiting);
                 if (!runner_->widen_after_overflow(cb_)) return device_failed(e.what());
             } catch (const DeviceFailure& e) {
-                if (!runner_) throw;
+                if (!runner_) {
+                    cpu_lost_device(waiting, e);
+                    continue;
+                }
                 give_back(waiting);
                 return device_failed(e.what());
             } catch (const DecoderOutdated&) {
@@ -114,11 +121,14 @@ private:
         members_.clear();
     }
 
-    // Memory ran out: the batch goes on with half the documents (said once). False when the
+    // Memory ran out: the batch goes on with half the documents its decoder was made for
+    // (fewer than the limit where its beams had fewer), said once for the run. False when the
     // device gives up instead (one document does not fit it: the CPU makes the rest).
-    bool halve(std::deque<int>& waiting, DocumentBatchReport& report, const std::string& why, bool& said) {
+    bool halve(std::deque<int>& waiting, DocumentBatchReport& report, const std::string& why) {
         give_back(waiting);
-        const int before = report.limits.max_documents;
+        const int before =
+            attempted_ > 0 ? std::min(report.limits.max_documents, attempted_) : report.limits.max_documents;
+        report.limits.max_documents = before;
         if (!report.limits.halve()) {
             if (runner_) {
                 device_failed(why);
@@ -130,20 +140,27 @@ private:
             if (on_.failed) on_.failed(job, "not enough memory to summarize it: " + why);
             return true;
         }
-        ++report.halvings;
-        if (!said)
+        if (report.halvings++ == 0)
             cb_.notice("memory ran out with " + std::to_string(before) + " documents at once (" + why +
                        "); going on with " + std::to_string(report.limits.max_documents));
-        said = true;
         return true;
     }
 
     // The device is done for this run: its runner is turned off (said once, unless the
     // encoder already did) and the CPU takes what is left.
     void device_failed(const std::string& why) {
-        if (be_.runner() != runner_) return;
+        if (!be_.runner()) return;
         be_.runner_failed(why);
         cb_.notice(why + "; running on the CPU");
+    }
+
+    // The CPU's loop beside a device still on (searches of more beams than it takes): their
+    // encoder outputs came from the device, which failed as one was read. The device goes
+    // off and the documents present start again, encoded on the CPU.
+    void cpu_lost_device(std::deque<int>& waiting, const DeviceFailure& e) {
+        if (!be_.runner()) throw;  // no device at all: called from its handler, this passes it on
+        give_back(waiting);
+        device_failed(e.what());
     }
 
     // The first waiting document fails alone, and is taken from `waiting`, when its settings
@@ -159,9 +176,11 @@ private:
 
     // `waiting` starts with a document whose settings run.
     std::unique_ptr<BatchDecoder> make_decoder(const std::deque<int>& waiting, const BatchLimits& limits) {
-        if (!runner_)
+        if (!runner_) {
+            attempted_ = limits.max_documents;
             return std::make_unique<CpuBatchDecoder>(model_, be_, limits.max_documents * most_beams(jobs_),
                                                      longest_generation(jobs_));
+        }
         // Every document of a device batch has the first waiting one's beams. Each step runs
         // every slot's rows and each slot holds a cache of max_length, so the decoder has as
         // many slots as documents of those beams can be present together, and their longest
@@ -180,6 +199,7 @@ private:
             shape.memory_rows += j.input_tokens + 256;
             ++shape.documents;
         }
+        attempted_ = shape.documents;
         return runner_->batch_decoder(model_, shape);
     }
 
@@ -282,7 +302,12 @@ private:
         while (true) {
             const std::vector<int> joining = take_joining(waiting, dec, held, limits);
             if (joining.empty()) return;
+            // On a device, an encoder out of memory halves the batch (run()) as a decoder out of
+            // memory does: the joining documents are encoded beside those present.
+            std::optional<DeviceMemoryRetried> retried;
+            if (runner_) retried.emplace();
             std::vector<std::pair<int, EncodedRow>> encoded = encode_joining(joining, waiting, on_, cb_);
+            retried.reset();
             size_t i = 0;
             try {
                 if (runner_ && be_.runner() != runner_)  // the encoder fell back to the CPU and said so
@@ -354,6 +379,7 @@ private:
     const RunCallbacks& cb_;
     ModelRunner* runner_;
     DocumentCost cost_;
+    int attempted_ = 0;  // documents the last decoder was made for: what running out of memory halves
     // unique_ptr: the decoder's DocumentStep points into each one's sequence and book.
     std::vector<std::unique_ptr<Member>> members_;
 };
@@ -432,8 +458,8 @@ DocumentBatchReport generate_documents(const Model& model, Backend& backend, con
         for (const int job : grouped_by_beams(order, jobs))
             (runner->takes_beams(jobs[size_t(job)].config.num_beams) ? waiting : wider).push_back(job);
         if (!wider.empty())
-            cb.notice(runner->beams_limit() + "; " + std::to_string(wider.size()) +
-                      " of the documents ask for more and run on the CPU");
+            runner->note_beams_limit(cb,
+                                     std::to_string(wider.size()) + " of the documents ask for more and run on the CPU");
         if (!waiting.empty()) {
             report.limits = plan_batch_on(model, runner, jobs_of(jobs, waiting), options);
             DocumentBatchLoop(model, backend, jobs, options, on, cb, runner).run(waiting, report);

@@ -18,7 +18,7 @@ GenerationResult generate(const Model& model, Backend& backend, const EncoderOut
     const ModelRunner* runner = backend.runner();
     const bool beams_fit = !runner || runner->takes_beams(cfg.num_beams);
     if (!beams_fit)
-        callbacks.notice(runner->beams_limit() + "; searching " + std::to_string(cfg.num_beams) + " on the CPU");
+        runner->note_beams_limit(callbacks, "searching " + std::to_string(cfg.num_beams) + " on the CPU");
     return run_on_device_or_cpu(
         backend, callbacks, !keep_step_scores && beams_fit,
         [&](ModelRunner& runner) { return runner.generate(model, encoded, cfg, callbacks, keep_step_scores); },

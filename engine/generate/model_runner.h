@@ -4,6 +4,7 @@
 // caches and the search's scores; only ids, candidates and the encoder output come back.
 // run_encoder() and generate() go through it when the backend has one, and fall back to the
 // CPU ops, with one line saying so, when the device fails (out of memory, a CUDA error).
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -64,6 +65,11 @@ public:
     std::string beams_limit() const {
         return device_name() + " searches at most " + std::to_string(max_beams()) + " beams";
     }
+    // Says it once for this runner, with `what` ran on the CPU instead: a long document's
+    // sections and every document of a batch folder would repeat it otherwise.
+    void note_beams_limit(const RunCallbacks& callbacks, const std::string& what) const {
+        if (!beams_limit_said_.exchange(true)) callbacks.notice(beams_limit() + "; " + what);
+    }
     virtual EncoderOutput encode(const Model& model, const std::vector<std::vector<int64_t>>& ids,
                                  const std::vector<std::vector<int64_t>>& masks, const AttentionOptions& attention,
                                  const RunCallbacks& callbacks, bool keep_layer_states) = 0;
@@ -77,6 +83,28 @@ public:
     // overflow the precision it runs in. Moves to one that holds them and says so (true: the
     // documents are encoded and decoded again), or false when there is none to move to.
     virtual bool widen_after_overflow(const RunCallbacks& /*callbacks*/) { return false; }
+
+private:
+    mutable std::atomic<bool> beams_limit_said_{false};
+};
+
+// While one lives on this thread, a device that runs out of memory in run_on_device_or_cpu
+// stays on and its DeviceOutOfMemory goes up to the caller, which can ask for less: the
+// batch loop halves its batch (document_batch.cpp) where turning the device off would send
+// every later document to the CPU.
+class DeviceMemoryRetried {
+public:
+    DeviceMemoryRetried() { ++depth(); }
+    ~DeviceMemoryRetried() { --depth(); }
+    DeviceMemoryRetried(const DeviceMemoryRetried&) = delete;
+    DeviceMemoryRetried& operator=(const DeviceMemoryRetried&) = delete;
+    static bool active() { return depth() > 0; }
+
+private:
+    static int& depth() {
+        static thread_local int open = 0;
+        return open;
+    }
 };
 
 // Runs `on_device` on the backend's runner when it has one and `eligible`; when the device
@@ -89,6 +117,7 @@ auto run_on_device_or_cpu(Backend& backend, const RunCallbacks& callbacks, bool 
         try {
             return on_device(*runner);
         } catch (const DeviceFailure& e) {
+            if (DeviceMemoryRetried::active() && dynamic_cast<const DeviceOutOfMemory*>(&e)) throw;
             const std::string why = e.what();
             backend.runner_failed(why);
             callbacks.notice(why + "; running on the CPU");

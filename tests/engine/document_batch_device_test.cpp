@@ -190,6 +190,37 @@ TEST_F(DeviceDocumentBatch, RunningOutOfDeviceMemoryHalvesTheBatchSaysSoOnceAndL
     EXPECT_NE(backend->runner(), nullptr) << "halving kept the device";
 }
 
+// A joining document is encoded beside the documents present: the encoder running out of
+// device memory halves the batch as the decoder does, and the device stays on. (Two at a
+// time: the third encode is the one joining a document that is decoding.)
+TEST_F(DeviceDocumentBatch, AnEncoderOutOfDeviceMemoryHalvesTheBatchAndKeepsTheDevice) {
+    emulation.out_of_memory_at_encode = 3;
+    DocumentBatchReport report;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 2, &report, cb);
+    expect_as_alone(*model, att, docs, batched, 1e-4);
+    EXPECT_EQ(report.halvings, 1);
+    EXPECT_EQ(report.limits.max_documents, 1);
+    EXPECT_GT(emulation.encodes, 3) << "the joining document was not encoded again";
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find("memory ran out with 2 documents at once"), std::string::npos) << notices[0];
+    EXPECT_NE(backend->runner(), nullptr) << "the encoder turned the device off";
+}
+
+// The greedy group has 4 documents under a batch size of 16: its decoder was made for 4, so
+// running out of memory goes on with 2, at once, not with 8 and then 4 (the same 4 slots).
+TEST_F(DeviceDocumentBatch, RunningOutOfMemoryHalvesTheDocumentsTheDecoderWasMadeFor) {
+    emulation.out_of_memory_above_documents = 2;
+    DocumentBatchReport report;
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 16, &report, cb);
+    expect_as_alone(*model, att, docs, batched, 1e-4);
+    EXPECT_EQ(report.halvings, 1);
+    EXPECT_EQ(report.limits.max_documents, 2);
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_NE(notices[0].find("memory ran out with 4 documents at once"), std::string::npos) << notices[0];
+    for (const BatchDecoderShape& shape : emulation.shapes) EXPECT_LE(shape.documents, 4);
+    EXPECT_NE(backend->runner(), nullptr);
+}
+
 TEST_F(DeviceDocumentBatch, OneDocumentThatDoesNotFitTheDeviceSendsTheRestToTheCpu) {
     emulation.out_of_memory_at_every_join = true;
     const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 2, nullptr, cb);
@@ -199,21 +230,66 @@ TEST_F(DeviceDocumentBatch, OneDocumentThatDoesNotFitTheDeviceSendsTheRestToTheC
     EXPECT_NE(notices[1].find("ran out of memory; running on the CPU"), std::string::npos) << notices[1];
 }
 
-// The device fails in a step, or as a finished document leaves (that document is then made
-// again on the CPU with the unfinished ones, not lost).
+// The device fails at each call the batch makes of it: in the encoder of joining documents,
+// as a decoder is made, at a join, in a step, in a beam reorder, as a finished document
+// leaves (that document is then made again on the CPU with the unfinished ones, not lost).
 TEST_F(DeviceDocumentBatch, ADeviceThatFailsMidBatchHandsWhatIsLeftToTheCpuOnce) {
-    for (const bool as_one_leaves : {false, true}) {
-        SCOPED_TRACE(as_one_leaves ? "as a document leaves" : "in a step");
+    struct Point {
+        const char* where;
+        int SlotEmulation::*call;
+        int at;
+    };
+    const Point points[] = {{"in the encoder", &SlotEmulation::failure_at_encode, 2},
+                            {"as a decoder is made", &SlotEmulation::failure_at_decoder, 2},
+                            {"at a join", &SlotEmulation::failure_at_join, 4},
+                            {"in a step", &SlotEmulation::failure_at_step, 9},
+                            {"in a reorder", &SlotEmulation::failure_at_reorder, 3},
+                            {"as a document leaves", &SlotEmulation::failure_at_leave, 2}};
+    for (const Point& p : points) {
+        SCOPED_TRACE(p.where);
         SetUp();
-        if (as_one_leaves) emulation.failure_at_leave = 2;
-        else emulation.failure_at_step = 9;
+        emulation.*p.call = p.at;
         const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
         expect_as_alone(*model, att, docs, batched, 1e-4);  // each exactly once (generate_together checks)
         EXPECT_EQ(backend->runner(), nullptr);
+        const SlotEmulation& e = emulation;
+        const int calls[] = {e.encodes, e.decoders, e.joins, e.steps, e.reorders, e.leaves};
+        EXPECT_EQ(calls[&p - points], p.at) << "the device was asked again after it failed, or never failed";
+        if (p.call == &SlotEmulation::failure_at_encode) {
+            // The encoder falls back and says so itself, to its own callbacks (none here).
+            EXPECT_TRUE(notices.empty()) << notices.front();
+            continue;
+        }
         ASSERT_EQ(notices.size(), 1u);
         EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
-        if (!as_one_leaves) EXPECT_EQ(emulation.steps, 9) << "the device was asked again after it failed";
     }
+}
+
+// Searches of more beams than the device takes decode on the CPU from encoder outputs held
+// on the device; the device failing as one is copied to the host hands everything left to
+// the CPU, encoded again there, and loses nothing.
+TEST_F(DeviceDocumentBatch, ADeviceThatFailsBesideTheCpusWiderSearchesLosesNothing) {
+    emulation.max_beams = 2;
+    emulation.failure_at_host_copy = 5;  // the four greedy documents joined the device's decoder
+    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
+    expect_as_alone(*model, att, docs, batched, 1e-4);
+    EXPECT_EQ(backend->runner(), nullptr);
+    EXPECT_EQ(emulation.host_copies, 5);
+    ASSERT_EQ(notices.size(), 2u);
+    EXPECT_EQ(notices[0],
+              "cuda:0 Emulated GPU (fp32) searches at most 2 beams; 3 of the documents ask for more and run on the CPU");
+    EXPECT_EQ(notices[1], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+}
+
+// A long document's sections, a folder's documents: the device's beam limit is said once.
+TEST_F(DeviceDocumentBatch, TheDevicesBeamLimitIsSaidOnceForTheRunner) {
+    emulation.max_beams = 2;
+    generate_together(*model, *backend, att, docs, 3, nullptr, cb);
+    generate_together(*model, *backend, att, docs, 2, nullptr, cb);
+    const EncoderOutput enc = run_encoder(*model, *backend, {docs[1].ids}, {}, att, {});
+    generate(*model, *backend, enc, docs[1].config, cb);
+    ASSERT_EQ(notices.size(), 1u) << notices.back();
+    EXPECT_NE(notices[0].find("searches at most 2 beams"), std::string::npos) << notices[0];
 }
 
 TEST_F(DeviceDocumentBatch, ScoresThatAreNotFiniteMoveToAWiderPrecisionAndDecodeAgain) {

@@ -37,6 +37,7 @@ public:
         ++emulation_.joins;
         if (emulation_.out_of_memory_at_every_join || emulation_.joins == emulation_.out_of_memory_at_join)
             throw DeviceOutOfMemory("cuda:0 Emulated GPU (fp32) ran out of memory");
+        if (emulation_.joins == emulation_.failure_at_join) throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
         const int slot = slots_.join(document.memory_rows()).slot;
         items_[slot] = dec_.join(document, beams);
         emulation_.joins_at_step.emplace_back(slot, steps_);
@@ -80,6 +81,8 @@ public:
     }
 
     void reorder(const std::vector<DocumentStep*>& docs) override {
+        if (++emulation_.reorders == emulation_.failure_at_reorder)
+            throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
         std::vector<int> slot_rows;
         if (!slot_parents(slots_, docs, slot_rows)) return;
         std::vector<int> parents(size_t(dec_.rows()));
@@ -149,11 +152,25 @@ EncoderOutput SlotEmulatingRunner::encode(const Model& model, const std::vector<
                                           const std::vector<std::vector<int64_t>>& masks,
                                           const AttentionOptions& attention, const RunCallbacks& callbacks,
                                           bool keep_layer_states) {
-    if (++emulation_.encodes == emulation_.overflow_at_encode) {
+    ++emulation_.encodes;
+    if (emulation_.encodes == emulation_.out_of_memory_at_encode)
+        throw DeviceOutOfMemory("cuda:0 Emulated GPU (fp32) ran out of memory");
+    if (emulation_.encodes == emulation_.failure_at_encode) throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
+    if (emulation_.encodes == emulation_.overflow_at_encode) {
         ++emulation_.precision;
         callbacks.notice("this model's activations overflow fp16 on cuda:0 Emulated GPU; running in bf16 from now on");
     }
-    return run_encoder(model, *cpu_, ids, masks, attention, callbacks, keep_layer_states);
+    EncoderOutput out = run_encoder(model, *cpu_, ids, masks, attention, callbacks, keep_layer_states);
+    for (EncodedRow& row : out.rows) {
+        // Kept "on the device": the host reads it through a copy that can fail.
+        row.fetch_memory = [memory = std::move(row.memory), &emulation = emulation_] {
+            if (++emulation.host_copies == emulation.failure_at_host_copy)
+                throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
+            return memory;
+        };
+        row.memory = Tensor();
+    }
+    return out;
 }
 
 GenerationResult SlotEmulatingRunner::generate(const Model& model, const EncoderOutput& encoded,
@@ -166,6 +183,9 @@ GenerationResult SlotEmulatingRunner::generate(const Model& model, const Encoder
 std::unique_ptr<BatchDecoder> SlotEmulatingRunner::batch_decoder(const Model& model, const BatchDecoderShape& shape) {
     ++emulation_.decoders;
     emulation_.shapes.push_back(shape);
+    if (emulation_.decoders == emulation_.failure_at_decoder) throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
+    if (emulation_.out_of_memory_above_documents && shape.documents > emulation_.out_of_memory_above_documents)
+        throw DeviceOutOfMemory("cuda:0 Emulated GPU (fp32) ran out of memory");
     return std::make_unique<SlotEmulatingDecoder>(model, *cpu_, shape, emulation_);
 }
 

@@ -11,9 +11,13 @@
 // read_slot_choices. So a slip in the plan (a row fed another document's token, a choice
 // read from another slot) shows as ids that differ from the document's alone.
 //
-// Failures can be asked for: running out of device memory at a join, the device failing
-// at a step, scores that are not finite at a step (as fp16 overflowing gives), an encoder
-// output that overflows (the runner leaves fp16 while a batch decoder of it is running).
+// Failures can be asked for: running out of device memory at a join, in the encoder or in a
+// decoder of too many documents; the device failing in the encoder, as a decoder is made, at
+// a join, a step, a reorder, as a document leaves or as an encoder output is copied to the
+// host; scores that are not finite at a step (as fp16 overflowing gives); an encoder output
+// that overflows (the runner leaves fp16 while a batch decoder of it is running). Encoder
+// outputs stay "on the device" as the CUDA runner's do: the host gets them through
+// fetch_memory.
 #include <memory>
 #include <string>
 #include <utility>
@@ -28,15 +32,23 @@ struct SlotEmulation {
     // Which calls fail (counted from 1 over the runner's life; 0: never).
     int out_of_memory_at_join = 0;
     bool out_of_memory_at_every_join = false;
+    int out_of_memory_at_encode = 0;
+    int out_of_memory_above_documents = 0;  // a decoder of more documents than this
+    int failure_at_encode = 0;
+    int failure_at_decoder = 0;  // making the batch decoder
+    int failure_at_join = 0;
     int failure_at_step = 0;
-    int failure_at_leave = 0;    // that document's leaving fails (as a CUDA error there would)
+    int failure_at_reorder = 0;
+    int failure_at_leave = 0;      // that document's leaving fails (as a CUDA error there would)
+    int failure_at_host_copy = 0;  // an encoder output's copy to the host (EncodedRow::host_memory)
     int non_finite_at_step = 0;  // that step's last document gets NaN scores
     int overflow_at_encode = 0;  // that encode leaves fp16 (as an encoder output past its range does)
     bool widens = true;          // widen_after_overflow moves to a wider precision (once)
     int max_beams = 0;           // the device search's most beams (ModelRunner::max_beams)
 
     // What happened.
-    int joins = 0, leaves = 0, steps = 0, decoders = 0, widened = 0, encodes = 0, generations = 0;
+    int joins = 0, leaves = 0, steps = 0, reorders = 0, decoders = 0, widened = 0, encodes = 0, generations = 0;
+    int host_copies = 0;
     int precision = 0;      // how many times the runner left a precision
     int outdated_seen = 0;  // times the loop found a batch decoder of an earlier precision
     std::vector<BatchDecoderShape> shapes;           // each decoder's
