@@ -17,7 +17,14 @@ cudaEvent_t SpanTimer::event(size_t i) {
     return events_[i];
 }
 
-void SpanTimer::begin(cudaStream_t stream) { PRECIS_CUDA_CHECK(cudaEventRecord(event(used_++), stream)); }
+void SpanTimer::begin(cudaStream_t stream) {
+    try {
+        PRECIS_CUDA_CHECK(cudaEventRecord(event(used_++), stream));
+    } catch (...) {
+        --used_;  // no span began: collect() pairs the events two by two
+        throw;
+    }
+}
 void SpanTimer::end(cudaStream_t stream) { PRECIS_CUDA_CHECK(cudaEventRecord(event(used_++), stream)); }
 
 void SpanTimer::end_unchecked(cudaStream_t stream) noexcept {

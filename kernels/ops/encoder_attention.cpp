@@ -72,6 +72,7 @@ void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int 
         v2_.reserve(size_t(node_rows_) * D * sizeof(float));
         mask2_.reserve(size_t(node_rows_) * sizeof(float));
     }
+    std::vector<int32_t> global_offsets;  // read by its copy until plan_.upload's sync below
     if (mode_ != Mode::Full && G > 0) {
         // The G global queries see all G+T keys: as plan blocks, one CTA per head would read
         // every key alone while the token blocks finished long before. MemoryAttention
@@ -80,7 +81,8 @@ void DeviceSelfAttention::prepare(const EncoderAttentionSettings& s, int G, int 
         for (const PlanBlock& b : plan.blocks)
             if (b.query_begin >= G) token_blocks.push_back(b);
         plan.blocks = std::move(token_blocks);
-        global_offsets_ = upload(std::vector<int32_t>{0, G + T}, stream);
+        global_offsets = {0, G + T};
+        global_offsets_ = upload(global_offsets, stream);
     }
     plan_.upload(plan, stream);
     host_plan_ = std::move(plan);

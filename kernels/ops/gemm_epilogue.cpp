@@ -190,8 +190,8 @@ bool Gemm::linear_bias_epilogue(Precision p, const void* x, int64_t rows, int64_
             // One goes, the others stay made: the one of the most rows, an encoder's shape of
             // one input length, not the decoder's steps that every document takes.
             auto most = epilogue_->plans.begin();
-            for (auto p = most; p != epilogue_->plans.end(); ++p)
-                if (p->first.rows > most->first.rows) most = p;
+            for (auto other = most; other != epilogue_->plans.end(); ++other)
+                if (other->first.rows > most->first.rows) most = other;
             most->second.release();
             epilogue_->plans.erase(most);
         }

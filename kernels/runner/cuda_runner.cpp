@@ -218,14 +218,17 @@ std::shared_ptr<const DeviceMemory> CudaRunner::device_copy(const EncodedRow& ro
     // On the runner's stream, so the decoder's products that read it come after the copy.
     DeviceBuffer f32 =
         upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()), stream_);
+    up->mask = upload(row.memory_mask, stream_);
     if (precision_ == Precision::F32) {
         up->memory = std::move(f32);
     } else {
         up->memory = DeviceBuffer(size_t(memory.numel()) * bytes_of(precision_));
         convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
-        PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
-    up->mask = upload(row.memory_mask, stream_);
+    // The copies have read their host sources (the temporary above, the row's mask) and the
+    // float32 copy is converted before it is freed: CUDA documents that a copy from pageable
+    // memory returns after its bytes were staged only for the synchronous cudaMemcpy.
+    PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return up;
 }
 

@@ -53,6 +53,7 @@ DeviceDecoder::DeviceDecoder(const Model& model, const DeviceModel& weights, Gem
     }
     grow_pool(std::max<int64_t>(pool_rows, 1));
     key_ranges_ = DeviceBuffer(2 * size_t(slots) * sizeof(int32_t));
+    host_key_ranges_ = PinnedBuffer(2 * size_t(slots) * sizeof(int32_t));
     upload_key_ranges();
     const size_t n = size_t(rows) * max_new;
     ids_ = DeviceBuffer((n + size_t(rows)) * sizeof(int32_t));  // the ids, then the lengths (one copy)
@@ -78,6 +79,7 @@ DeviceDecoder::DeviceDecoder(const Model& model, const DeviceModel& weights, Gem
 
 DeviceDecoder::~DeviceDecoder() {
     if (step_exec_) cudaGraphExecDestroy(step_exec_);
+    if (key_ranges_read_) cudaEventDestroy(key_ranges_read_);
 }
 
 // Every layer's keys and values for `rows` pool rows, the rows held so far kept.
@@ -109,12 +111,16 @@ void DeviceDecoder::grow_pool(int64_t rows) {
 }
 
 void DeviceDecoder::upload_key_ranges() {
-    // From pageable memory: the copy has taken the bytes when it returns, so the next change
-    // may rewrite them at once; a step before it has read the old ranges (stream order).
-    std::vector<int32_t> ranges(2 * size_t(slots_.slot_count()));
-    slots_.key_ranges(ranges.data(), ranges.data() + slots_.slot_count());
-    PRECIS_CUDA_CHECK(cudaMemcpyAsync(key_ranges_.get(), ranges.data(), ranges.size() * sizeof(int32_t),
+    // Several documents can join and leave between two steps: the staging buffer is rewritten
+    // once the last copy has read it (a step before has read the old ranges: stream order).
+    if (key_ranges_read_) PRECIS_CUDA_CHECK(cudaEventSynchronize(key_ranges_read_));
+    else PRECIS_CUDA_CHECK(cudaEventCreateWithFlags(&key_ranges_read_, cudaEventDisableTiming));
+    const int slots = slots_.slot_count();
+    int32_t* ranges = host_key_ranges_.as<int32_t>();
+    slots_.key_ranges(ranges, ranges + slots);
+    PRECIS_CUDA_CHECK(cudaMemcpyAsync(key_ranges_.get(), ranges, 2 * size_t(slots) * sizeof(int32_t),
                                       cudaMemcpyHostToDevice, stream_));
+    PRECIS_CUDA_CHECK(cudaEventRecord(key_ranges_read_, stream_));
 }
 
 int DeviceDecoder::join(const DeviceMemory& m) {

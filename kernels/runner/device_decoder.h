@@ -96,6 +96,8 @@ private:
     DeviceBuffer cross_mask_;                      // float32 [pool rows]
     int64_t pool_capacity_ = 0;                    // rows the pool buffers hold
     DeviceBuffer key_ranges_;                      // int32 [slots] region starts, then [slots] key counts
+    PinnedBuffer host_key_ranges_;                 // their staging: see upload_key_ranges
+    cudaEvent_t key_ranges_read_ = nullptr;        // recorded after each copy of it
     int max_keys_ = 0;  // the attention's grid is sized for it: the largest region
     MemoryAttention cross_attention_;
     DeviceBuffer ids_, x_, q_, ctx_, tmp_, hidden_, logits_;

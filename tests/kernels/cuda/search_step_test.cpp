@@ -234,15 +234,18 @@ TEST(SearchStep, AForcedStepGivesTheForcedTokensLogProbabilityBeforeForcing) {
 // Greedy rows stay logits with the processors applied, beside each row's log-sum-exp: the
 // first best is the CPU greedy_pick's even where the two best logits, a float step apart,
 // give one log-probability once the log-sum-exp is taken from them, and the top value turned
-// into a log-probability is greedy_pick's.
+// into a log-probability is greedy_pick's. The pair sits at 1.25 (a step of 2^-23) and the
+// log-probabilities near -9.6 (a step of 2^-20): the subtraction rounds both to one value,
+// which the test checks, so a search that chose on log-probabilities would take id 3.
 TEST(SearchStep, GreedyRowsChooseOnTheirLogitsAsTheCpuDoes) {
     PRECIS_REQUIRE_GPU();
     const int rows = 3;
     const int64_t V = 50265, eos = 2;
-    std::vector<float> logits = test::gaussian(size_t(rows) * size_t(V), 81);
-    for (int r = 0; r < rows; ++r) {  // the planted pair: 5 at id 3, the next float above 5 at id 10
-        logits[size_t(r) * size_t(V) + 3] = 5.f;
-        logits[size_t(r) * size_t(V) + 10] = std::nextafter(5.f, 6.f);
+    const float low = 1.25f, high = std::nextafter(low, 2.f);
+    std::vector<float> logits = test::gaussian(size_t(rows) * size_t(V), 81, 0.25f);  // at most 1.12
+    for (int r = 0; r < rows; ++r) {  // the planted pair: `low` at id 3, the next float above at id 10
+        logits[size_t(r) * size_t(V) + 3] = low;
+        logits[size_t(r) * size_t(V) + 10] = high;
     }
     logits[size_t(2) * size_t(V) + 10] = -1.f;  // row 2: id 3 is the best alone
     const std::vector<int64_t> seq{2, 7, 8, 7};  // a bigram ban of 8 after 7
@@ -272,9 +275,11 @@ TEST(SearchStep, GreedyRowsChooseOnTheirLogitsAsTheCpuDoes) {
     PRECIS_CUDA_CHECK(cudaDeviceSynchronize());
     const std::vector<float> values = cuda::download<float>(d_v.get(), size_t(rows));
     const std::vector<int64_t> ids = cuda::download<int64_t>(d_i.get(), size_t(rows));
+    const std::vector<float> lse = cuda::download<float>(d_lse.get(), size_t(rows));
     std::vector<float> ref = logits, lp(static_cast<size_t>(V));
     for (int r = 0; r < rows; ++r) {
         SCOPED_TRACE("row " + std::to_string(r));
+        if (r < 2) EXPECT_EQ(low - lse[size_t(r)], high - lse[size_t(r)]) << "the pair's log-probabilities differ";
         float* row = ref.data() + size_t(r) * size_t(V);
         float logprob = 0;
         const int64_t want = greedy_pick(row, V, seq, rules, lp.data(), &logprob);  // row: processed logits
