@@ -39,6 +39,8 @@ public:
     void leave(int item) override;
     void step(std::vector<DocumentStep*>& docs) override;
     void reorder(const std::vector<DocumentStep*>& docs) override;
+    // Whether its one-token steps replay a captured graph (DeviceDecoder::step_graph_in_use).
+    bool step_graph_in_use() const { return dec_.step_graph_in_use(); }
 
 private:
     CudaRunner& runner_;

@@ -101,9 +101,12 @@ TEST_P(CudaLowPrecisionParity, EncoderErrorAndIdAgreementAreReported) {
     RecordProperty("generated_ids_agreeing", std::to_string(ids_same) + "/" + std::to_string(ids_total));
     std::printf("[ %s %s ] encoder normalized error %.3g, generated ids agreeing %lld/%lld\n", name.c_str(),
                 dtype.c_str(), worst, (long long)ids_same, (long long)ids_total);
-    // Rounding to 8 (bf16) or 11 (fp16) significant bits through a few layers stays well
-    // under this; a wrong kernel does not.
-    EXPECT_LT(worst, 5e-2);
+    // Rounding to 11 (fp16) or 8 (bf16) significant bits through a few layers stays well
+    // under this; a wrong kernel (a missing bias, other keys) is off by the order of 1. The
+    // H100 sitting of 2026-11-28 measured at most 0.0163 in fp16 and 0.0467 in bf16
+    // (lsg-norm-sf4, where rounding moves which keys the norm selects): bf16's three bits
+    // fewer get a bound eight times wider's share, three times what was seen.
+    EXPECT_LT(worst, dtype == "bf16" ? 1.5e-1 : 5e-2);
 }
 
 std::string low_label(const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info) {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,7 @@
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
 #include "kernels/backend_factory.h"
+#include "kernels/runner/device_batch_decoder.h"
 #include "tests/kernels/cuda/cuda_test_support.h"
 #include "tests/support/document_batch_support.h"
 #include "tests/support/fixtures.h"
@@ -128,12 +130,19 @@ TEST_P(DeviceBatchDecoderScript, EveryStepChoosesWhatTheCpusBatchDecoderChooses)
             }
         }
     };
+    const auto* device = dynamic_cast<const cuda::DeviceBatchDecoder*>(on_gpu.get());
+    ASSERT_NE(device, nullptr);
+    const char* graphs = std::getenv("PRECIS_CUDA_GRAPHS");
+    const bool replays = !graphs || std::string(graphs) != "0";
     join(0);
     join(1);  // past the pool's first size
-    step(4);
+    step(4);  // the first one-token step runs eagerly, the second is captured
+    EXPECT_EQ(device->step_graph_in_use(), replays) << "the step graph was not captured";
     leave(0);
     join(2);  // takes document 0's slot and region mid-run, at length 0 beside one at length 4: no new pool, the graph replays
+    EXPECT_EQ(device->step_graph_in_use(), replays) << "the join dropped the step graph";
     step(5);
+    EXPECT_EQ(device->step_graph_in_use(), replays);
     leave(1);
     join(3);  // longer than every earlier one: a new region, a larger grid
     step(6);

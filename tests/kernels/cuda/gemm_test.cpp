@@ -42,6 +42,46 @@ std::string describe(const Shape& s) {
 // stored in p as DeviceLinear stores it), against the rounding of the path that ran: the
 // epilogue's one rounding of the sum (of the bias in p when it read that one), or the
 // product's rounding and then the bias kernel's.
+// The CPU's y for the inputs as the device read them, with the rounding of the path that ran
+// (see product_error).
+std::vector<float> cpu_reference(const Gemm& gemm, Precision p, Precision out_p, const Shape& s,
+                                 const std::vector<float>& x, const std::vector<float>& w,
+                                 const std::vector<float>* bias) {
+    const size_t ny = size_t(s.rows * s.out);
+    std::vector<float> ref(ny);
+    precis::make_cpu_backend()->linear(x.data(), s.rows, s.in, w.data(), nullptr, s.out, ref.data());
+    if (bias) {
+        const bool epilogue = gemm.last_used_epilogue();
+        if (!epilogue && out_p != Precision::F32) ref = rounded_to(out_p, ref);  // the product's own rounding
+        const std::vector<float> added = gemm.last_used_stored_bias() ? rounded_to(p, *bias) : *bias;
+        for (size_t i = 0; i < ny; ++i) ref[i] += added[i % size_t(s.out)];
+    }
+    if (out_p != Precision::F32) ref = rounded_to(out_p, ref);
+    return ref;
+}
+
+// A bias on the device as the model holds one: float32, and stored in p as DeviceLinear does.
+struct DeviceBias {
+    DeviceBias(Precision p, const std::vector<float>& b)
+        : f32(precis::test::upload_as(Precision::F32, b)), stored(precis::test::upload_as(p, b)), p(p) {}
+    void add_to(Gemm& gemm, const precis::cuda::DeviceBuffer& x, const Shape& s, const precis::cuda::DeviceBuffer& w,
+                precis::cuda::DeviceBuffer& y) const {
+        gemm.linear_bias(p, x.get(), s.rows, s.in, w.get(), s.out, f32.as<float>(), y.get(),
+                         p == Precision::F32 ? nullptr : stored.get());
+    }
+    precis::cuda::DeviceBuffer f32, stored;
+    Precision p;
+};
+
+// Multiplies on the device and on the CPU; returns the normalized error against the CPU
+// result. A 16-bit output is compared with the CPU's float32 result rounded through the same
+// precision: bf16's own output rounding (about 1.6e-3 normalized) is above the 1e-3 bound, and
+// the product's error is what is measured here (the rounding is the storage format's, not the
+// kernel's). A float32 output (logits) is compared with the CPU result as it is.
+// With `with_bias`, y = x W^T + b through linear_bias (b float32, as the model's biases, and
+// stored in p as DeviceLinear stores it), against the rounding of the path that ran: the
+// epilogue's one rounding of the sum (of the bias in p when it read that one), or the
+// product's rounding and then the bias kernel's.
 double product_error(Gemm& gemm, Precision p, Precision out_p, const Shape& s, uint32_t seed,
                      bool with_bias = false) {
     const size_t nx = size_t(s.rows * s.in), nw = size_t(s.out * s.in), ny = size_t(s.rows * s.out);
@@ -53,25 +93,11 @@ double product_error(Gemm& gemm, Precision p, Precision out_p, const Shape& s, u
     precis::cuda::DeviceBuffer dw = precis::test::upload_as(p, w);
     precis::cuda::DeviceBuffer dy(ny * precis::cuda::bytes_of(out_p));
     const std::vector<float> b = gaussian(size_t(s.out), seed + 2, 0.5f);
-    precis::cuda::DeviceBuffer db = precis::test::upload_as(Precision::F32, b);
-    precis::cuda::DeviceBuffer db_stored = precis::test::upload_as(p, b);
-    if (with_bias)
-        gemm.linear_bias(p, dx.get(), s.rows, s.in, dw.get(), s.out, db.as<float>(), dy.get(),
-                         p == Precision::F32 ? nullptr : db_stored.get());
+    if (with_bias) DeviceBias(p, b).add_to(gemm, dx, s, dw, dy);
     else gemm.linear(p, dx.get(), s.rows, s.in, dw.get(), s.out, dy.get(), out_p);
     PRECIS_CUDA_CHECK(cudaStreamSynchronize(gemm.stream()));
     const std::vector<float> y = precis::test::download_as_f32(out_p, dy.get(), ny);
-
-    std::vector<float> ref(ny);
-    precis::make_cpu_backend()->linear(x.data(), s.rows, s.in, w.data(), nullptr, s.out, ref.data());
-    if (with_bias) {
-        const bool epilogue = gemm.last_used_epilogue();
-        if (!epilogue && out_p != Precision::F32) ref = rounded_to(out_p, ref);  // the product's own rounding
-        const std::vector<float> added = gemm.last_used_stored_bias() ? rounded_to(p, b) : b;
-        for (size_t i = 0; i < ny; ++i) ref[i] += added[i % size_t(s.out)];
-    }
-    if (out_p != Precision::F32) ref = rounded_to(out_p, ref);
-    return normalized_error(y, ref);
+    return normalized_error(y, cpu_reference(gemm, p, out_p, s, x, w, with_bias ? &b : nullptr));
 }
 
 class GemmProduct : public ::testing::TestWithParam<Precision> {};
@@ -118,6 +144,31 @@ TEST_P(GemmProduct, LinearWithBiasMatchesTheCpusProductPlusBias) {
                   << "\n";
         if (p == Precision::F32 && s.rows >= 4096) EXPECT_TRUE(gemm.last_used_epilogue());
     }
+}
+
+// The epilogue keeps one plan per shape and alignment, made with the first call's bias: each
+// later call adds its own (a decoder step's products share shapes across layers, each layer
+// with its bias). Two biases stay allocated so their addresses differ.
+TEST_P(GemmProduct, EachCallOfOneShapeAddsItsOwnBias) {
+    PRECIS_REQUIRE_GPU();
+    const Precision p = GetParam();
+    Gemm gemm(nullptr);
+    const Shape s{4096, 768, 768};  // an encoder product: in the epilogue in float32 (checked)
+    const std::vector<float> x = rounded_to(p, gaussian(size_t(s.rows * s.in), 5));
+    const std::vector<float> w = rounded_to(p, gaussian(size_t(s.out * s.in), 6, 1.f / std::sqrt(float(s.in))));
+    const std::vector<float> first = gaussian(size_t(s.out), 7, 0.5f), second = gaussian(size_t(s.out), 8, 0.5f);
+    precis::cuda::DeviceBuffer dx = precis::test::upload_as(p, x), dw = precis::test::upload_as(p, w);
+    precis::cuda::DeviceBuffer dy(size_t(s.rows * s.out) * precis::cuda::bytes_of(p));
+    const DeviceBias b1(p, first), b2(p, second);
+    b1.add_to(gemm, dx, s, dw, dy);
+    const bool first_in_epilogue = gemm.last_used_epilogue();
+    b2.add_to(gemm, dx, s, dw, dy);
+    PRECIS_CUDA_CHECK(cudaStreamSynchronize(gemm.stream()));
+    if (p == Precision::F32) EXPECT_TRUE(first_in_epilogue && gemm.last_used_epilogue());
+    std::cout << precis::cuda::precision_name(p) << ": both calls " << (first_in_epilogue ? "in" : "not in")
+              << " the epilogue\n";
+    const std::vector<float> y = precis::test::download_as_f32(p, dy.get(), size_t(s.rows * s.out));
+    EXPECT_LE(normalized_error(y, cpu_reference(gemm, p, p, s, x, w, &second)), op_tolerance(p));
 }
 
 // PRECIS_CUDA_EPILOGUES=0 (for comparing the two) gives the same products.
