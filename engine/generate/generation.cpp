@@ -23,8 +23,19 @@ GenerationResult generate(const Model& model, Backend& backend, const EncoderOut
         backend, callbacks, !keep_step_scores && beams_fit,
         [&](ModelRunner& runner) { return runner.generate(model, encoded, cfg, callbacks, keep_step_scores); },
         [&] {
-            if (cfg.num_beams == 1) return greedy_search(model, backend, encoded, cfg, callbacks, keep_step_scores);
-            return beam_search(model, backend, encoded, cfg, callbacks);
+            try {
+                if (cfg.num_beams == 1)
+                    return greedy_search(model, backend, encoded, cfg, callbacks, keep_step_scores);
+                return beam_search(model, backend, encoded, cfg, callbacks);
+            } catch (const DeviceFailure& e) {
+                // The encoder output is held on a device that failed as the CPU read it back:
+                // the device goes off (said once) and the caller encodes again on the CPU.
+                if (backend.runner()) {
+                    backend.runner_failed(e.what());
+                    callbacks.notice(std::string(e.what()) + "; running on the CPU");
+                }
+                throw;
+            }
         });
 }
 

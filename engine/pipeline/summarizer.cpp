@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "engine/backend/backend.h"
+#include "engine/core/error.h"
 #include "engine/generate/document_batch.h"
 #include "engine/generate/generation.h"
 #include "engine/model/decoder.h"
@@ -68,7 +69,16 @@ SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const Summariz
     EncoderOutput enc = run_encoder(*model_, *backend_, {ids}, {}, options.attention, callbacks);
     r.encode_seconds = seconds_since(t0);
     t0 = std::chrono::steady_clock::now();
-    GenerationResult g = generate(*model_, *backend_, enc, options.generation, callbacks);
+    GenerationResult g;
+    try {
+        g = generate(*model_, *backend_, enc, options.generation, callbacks);
+    } catch (const DeviceFailure&) {
+        // The device failed and took the encoder output it held (a CUDA error leaves nothing
+        // to copy back): generate() turned it off, so both run again on the CPU.
+        if (backend_->runner()) throw;
+        enc = run_encoder(*model_, *backend_, {ids}, {}, options.attention, callbacks);
+        g = generate(*model_, *backend_, enc, options.generation, callbacks);
+    }
     r.generate_seconds = seconds_since(t0);
     r.ids = g.sequences[0];
     r.score = g.sequence_scores[0];

@@ -176,7 +176,8 @@ EncoderOutput SlotEmulatingRunner::encode(const Model& model, const std::vector<
 GenerationResult SlotEmulatingRunner::generate(const Model& model, const EncoderOutput& encoded,
                                                const GenerationConfig& cfg, const RunCallbacks& callbacks,
                                                bool keep_step_scores) {
-    ++emulation_.generations;
+    if (++emulation_.generations == emulation_.failure_at_generate)
+        throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
     return precis::generate(model, *cpu_, encoded, cfg, callbacks, keep_step_scores);
 }
 

@@ -1,0 +1,87 @@
+// A device that fails after it encoded a document takes the encoder output it held with it
+// (after a CUDA error nothing can be copied back): one summary on the device (the window's
+// Summarize, a long document's final pass) is then encoded and generated again on the CPU,
+// said once, and comes out as the CPU alone makes it. Also when the device only held the
+// encoder output for a search of more beams than it takes, which the CPU runs.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/generate/runner_backend.h"
+#include "engine/model/model.h"
+#include "engine/pipeline/summarizer.h"
+#include "tests/support/fixture_case.h"
+#include "tests/support/fixtures.h"
+#include "tests/support/slot_emulating_runner.h"
+
+namespace precis::test {
+namespace {
+
+class SummarizerDeviceFailure : public ::testing::Test {
+protected:
+    void SetUp() override {
+        set_cpu_threads(2);
+        LoadOptions lo;
+        lo.tokenizer_dir = fixtures_dir() / "tokenizer/bart";
+        model = Model::load(FixtureCase::load("bart-tiny-realvocab").model_dir, lo);
+        backend = std::make_shared<RunnerBackend>(make_cpu_backend(), std::make_shared<SlotEmulatingRunner>(emulation));
+        cb.on_notice = [this](const std::string& line) { notices.push_back(line); };
+    }
+    SummaryResult on_the_cpu_alone(const SummarizeOptions& opts) const {
+        return Summarizer(model, make_cpu_backend()).summarize(text, opts);
+    }
+    const std::string text = "The committee met on Tuesday and approved the budget for next year.";
+    SlotEmulation emulation;
+    std::shared_ptr<const Model> model;
+    std::shared_ptr<RunnerBackend> backend;
+    std::vector<std::string> notices;
+    RunCallbacks cb;
+};
+
+TEST_F(SummarizerDeviceFailure, AGenerationThatFailsIsEncodedAgainAndMadeOnTheCpu) {
+    emulation.failure_at_generate = 1;
+    emulation.failure_at_host_copy = 1;  // the CPU's search cannot read the failed device's output
+    Summarizer summarizer(model, backend);
+    const SummarizeOptions opts = summarizer.default_options();
+    const SummaryResult r = summarizer.summarize(text, opts, cb);
+    const SummaryResult alone = on_the_cpu_alone(opts);
+    EXPECT_EQ(r.ids, alone.ids);
+    EXPECT_EQ(r.text, alone.text);
+    EXPECT_EQ(backend->runner(), nullptr);
+    EXPECT_EQ(emulation.encodes, 1) << "encoded again on the device";
+    ASSERT_EQ(notices.size(), 1u);
+    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+}
+
+TEST_F(SummarizerDeviceFailure, AWiderSearchWhoseDeviceFailsIsEncodedAgainOnTheCpu) {
+    emulation.max_beams = 2;
+    emulation.failure_at_host_copy = 1;
+    Summarizer summarizer(model, backend);
+    SummarizeOptions opts = summarizer.default_options();
+    opts.generation.num_beams = 3;
+    const SummaryResult r = summarizer.summarize(text, opts, cb);
+    const SummaryResult alone = on_the_cpu_alone(opts);
+    EXPECT_EQ(r.ids, alone.ids);
+    EXPECT_EQ(backend->runner(), nullptr);
+    EXPECT_EQ(emulation.generations, 0);
+    ASSERT_EQ(notices.size(), 2u);
+    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) searches at most 2 beams; searching 3 on the CPU");
+    EXPECT_EQ(notices[1], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+}
+
+// Without a failure the device's output is read back once and nothing runs twice.
+TEST_F(SummarizerDeviceFailure, ADeviceThatHoldsUpSummarizesOnTheDevice) {
+    Summarizer summarizer(model, backend);
+    const SummarizeOptions opts = summarizer.default_options();
+    EXPECT_EQ(summarizer.summarize(text, opts, cb).ids, on_the_cpu_alone(opts).ids);
+    EXPECT_NE(backend->runner(), nullptr);
+    EXPECT_EQ(emulation.encodes, 1);
+    EXPECT_EQ(emulation.generations, 1);
+    EXPECT_TRUE(notices.empty()) << notices.front();
+}
+
+}  // namespace
+}  // namespace precis::test
