@@ -148,11 +148,7 @@ private:
 
     // The device is done for this run: its runner is turned off (said once, unless the
     // encoder already did) and the CPU takes what is left.
-    void device_failed(const std::string& why) {
-        if (!be_.runner()) return;
-        be_.runner_failed(why);
-        cb_.notice(why + "; running on the CPU");
-    }
+    void device_failed(const std::string& why) { turn_device_off(be_, cb_, why); }
 
     // The CPU's loop beside a device still on (searches of more beams than it takes): their
     // encoder outputs came from the device, which failed as one was read. The device goes

@@ -29,11 +29,8 @@ GenerationResult generate(const Model& model, Backend& backend, const EncoderOut
                 return beam_search(model, backend, encoded, cfg, callbacks);
             } catch (const DeviceFailure& e) {
                 // The encoder output is held on a device that failed as the CPU read it back:
-                // the device goes off (said once) and the caller encodes again on the CPU.
-                if (backend.runner()) {
-                    backend.runner_failed(e.what());
-                    callbacks.notice(std::string(e.what()) + "; running on the CPU");
-                }
+                // the device goes off and the caller encodes again (encode_then).
+                turn_device_off(backend, callbacks, e.what());
                 throw;
             }
         });

@@ -107,6 +107,14 @@ private:
     }
 };
 
+// The device is done for this run: the backend's runner is turned off and the person told,
+// once (nothing when it is off already).
+inline void turn_device_off(Backend& backend, const RunCallbacks& callbacks, const std::string& why) {
+    if (!backend.runner()) return;
+    backend.runner_failed(why);
+    callbacks.notice(why + "; running on the CPU");
+}
+
 // Runs `on_device` on the backend's runner when it has one and `eligible`; when the device
 // fails, tells the person once (through the callbacks), turns the runner off and runs
 // `on_cpu` instead, so the work still finishes.
@@ -118,12 +126,28 @@ auto run_on_device_or_cpu(Backend& backend, const RunCallbacks& callbacks, bool 
             return on_device(*runner);
         } catch (const DeviceFailure& e) {
             if (DeviceMemoryRetried::active() && dynamic_cast<const DeviceOutOfMemory*>(&e)) throw;
-            const std::string why = e.what();
-            backend.runner_failed(why);
-            callbacks.notice(why + "; running on the CPU");
+            turn_device_off(backend, callbacks, e.what());
         }
     }
     return on_cpu();
+}
+
+// Runs `use` on what `encode` made. A device keeps its encoder output and copies it back only
+// when the host reads it; a device that fails then (after a CUDA error nothing can be copied
+// back) took the output with it: it is turned off, said once, and both run again on the CPU.
+template <class Encode, class Use>
+auto encode_then(Backend& backend, const RunCallbacks& callbacks, Encode encode, Use use)
+    -> decltype(use(encode())) {
+    if (backend.runner()) {
+        try {
+            const EncoderOutput encoded = encode();
+            return use(encoded);
+        } catch (const DeviceFailure& e) {
+            turn_device_off(backend, callbacks, e.what());
+        }
+    }
+    const EncoderOutput encoded = encode();
+    return use(encoded);
 }
 
 }  // namespace precis

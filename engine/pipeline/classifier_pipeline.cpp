@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/backend/backend.h"
+#include "engine/generate/model_runner.h"
 #include "engine/pipeline/classifier.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
@@ -27,6 +28,19 @@ Classifier::Classifier(std::shared_ptr<const Model> model, std::shared_ptr<Backe
     check(model_->config().is_classifier, "model " + model_->path().string() +
                                               " is not a sequence-classification model (its architecture is " +
                                               model_->config().architecture + ")");
+}
+
+// The head's logits for one input; the head reads the encoder output on the host, so a
+// device that fails as it is copied back has it encoded again on the CPU (encode_then).
+ClassificationLogits Classifier::encoded_logits(const std::vector<int64_t>& ids, const AttentionOptions& attention,
+                                                const RunCallbacks& encoder_callbacks,
+                                                const RunCallbacks& callbacks) const {
+    return encode_then(
+        *backend_, callbacks, [&] { return run_encoder(*model_, *backend_, {ids}, {}, attention, encoder_callbacks); },
+        [&](const EncoderOutput& enc) {
+            callbacks.check_abort();
+            return classify_encoded(*model_, *backend_, enc, {ids});
+        });
 }
 
 int Classifier::label_index(const std::string& name) const { return model_->config().label_index(name); }
@@ -70,8 +84,7 @@ ClassificationResult Classifier::classify(const std::string& text, const Classif
             std::vector<int64_t> ids = premise;
             ids.push_back(cfg.eos_token_id);
             ids.insert(ids.end(), hyp.begin() + 1, hyp.end());
-            EncoderOutput enc = run_encoder(*model_, *backend_, {ids}, {}, opts.attention, {});
-            ClassificationLogits l = classify_encoded(*model_, *backend_, enc, {ids});
+            const ClassificationLogits l = encoded_logits(ids, opts.attention, {}, cb);
             const float* lg = l.logits.data<float>();
             entail_logits.push_back(lg[ent]);
             const float two[2] = {lg[con], lg[ent]};
@@ -86,9 +99,7 @@ ClassificationResult Classifier::classify(const std::string& text, const Classif
         std::vector<int64_t> ids = truncate_ids(doc, limit, cfg.eos_token_id);
         res.tokens_read = int(ids.size());
         res.truncated = ids.size() < doc.size();
-        EncoderOutput enc = run_encoder(*model_, *backend_, {ids}, {}, opts.attention, cb);
-        cb.check_abort();
-        ClassificationLogits l = classify_encoded(*model_, *backend_, enc, {ids});
+        const ClassificationLogits l = encoded_logits(ids, opts.attention, cb, cb);
         const int64_t n = l.logits.dim(1);
         std::vector<float> s = label_scores(l.logits.data<float>(), n, res.multi_label);
         for (int64_t i = 0; i < n; ++i) {

@@ -13,6 +13,7 @@ namespace precis {
 
 class Backend;
 class Model;
+struct ClassificationLogits;
 
 struct ClassifyOptions {
     AttentionOptions attention;
@@ -53,6 +54,8 @@ public:
 
 private:
     int label_index(const std::string& name) const;  // case-insensitive; -1 if absent
+    ClassificationLogits encoded_logits(const std::vector<int64_t>& ids, const AttentionOptions& attention,
+                                        const RunCallbacks& encoder_callbacks, const RunCallbacks& callbacks) const;
     std::shared_ptr<const Model> model_;
     std::shared_ptr<Backend> backend_;
 };

@@ -3,9 +3,9 @@
 #include <chrono>
 
 #include "engine/backend/backend.h"
-#include "engine/core/error.h"
 #include "engine/generate/document_batch.h"
 #include "engine/generate/generation.h"
+#include "engine/generate/model_runner.h"
 #include "engine/model/decoder.h"
 #include "engine/model/encoder.h"
 #include "engine/model/model.h"
@@ -65,25 +65,23 @@ SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const Summariz
                                         const RunCallbacks& callbacks) const {
     SummaryResult r;
     ids = prepare(std::move(ids), options, r);
-    auto t0 = std::chrono::steady_clock::now();
-    EncoderOutput enc = run_encoder(*model_, *backend_, {ids}, {}, options.attention, callbacks);
-    r.encode_seconds = seconds_since(t0);
-    t0 = std::chrono::steady_clock::now();
-    GenerationResult g;
-    try {
-        g = generate(*model_, *backend_, enc, options.generation, callbacks);
-    } catch (const DeviceFailure&) {
-        // The device failed and took the encoder output it held (a CUDA error leaves nothing
-        // to copy back): generate() turned it off, so both run again on the CPU.
-        if (backend_->runner()) throw;
-        enc = run_encoder(*model_, *backend_, {ids}, {}, options.attention, callbacks);
-        g = generate(*model_, *backend_, enc, options.generation, callbacks);
-    }
-    r.generate_seconds = seconds_since(t0);
-    r.ids = g.sequences[0];
-    r.score = g.sequence_scores[0];
-    finish(r, ids, enc, options);
-    return r;
+    return encode_then(
+        *backend_, callbacks,
+        [&] {
+            const auto t0 = std::chrono::steady_clock::now();
+            EncoderOutput enc = run_encoder(*model_, *backend_, {ids}, {}, options.attention, callbacks);
+            r.encode_seconds = seconds_since(t0);
+            return enc;
+        },
+        [&](const EncoderOutput& enc) {
+            const auto t0 = std::chrono::steady_clock::now();
+            GenerationResult g = generate(*model_, *backend_, enc, options.generation, callbacks);
+            r.generate_seconds = seconds_since(t0);
+            r.ids = g.sequences[0];
+            r.score = g.sequence_scores[0];
+            finish(r, ids, enc, options);  // its source passages read the encoder output too
+            return r;
+        });
 }
 
 void Summarizer::finish(SummaryResult& r, const std::vector<int64_t>& ids, const EncoderOutput& enc,

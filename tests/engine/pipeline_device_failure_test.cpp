@@ -1,8 +1,9 @@
 // A device that fails after it encoded a document takes the encoder output it held with it
 // (after a CUDA error nothing can be copied back): one summary on the device (the window's
 // Summarize, a long document's final pass) is then encoded and generated again on the CPU,
-// said once, and comes out as the CPU alone makes it. Also when the device only held the
-// encoder output for a search of more beams than it takes, which the CPU runs.
+// said once, and comes out as the CPU alone makes it; so is a classification, whose head
+// reads the encoder output on the host. Also when the device only held the encoder output
+// for a search of more beams than it takes, which the CPU runs.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -12,18 +13,22 @@
 #include "engine/backend/backend.h"
 #include "engine/generate/runner_backend.h"
 #include "engine/model/model.h"
+#include "engine/pipeline/classifier_pipeline.h"
 #include "engine/pipeline/summarizer.h"
 #include "tests/support/fixture_case.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/slot_emulating_runner.h"
+#include "tests/support/test_models.h"
 
 namespace precis::test {
 namespace {
 
-class SummarizerDeviceFailure : public ::testing::Test {
+class DeviceFailureAfterEncoding : public ::testing::Test {
 protected:
     void SetUp() override {
         set_cpu_threads(2);
+        emulation = SlotEmulation{};
+        notices.clear();
         LoadOptions lo;
         lo.tokenizer_dir = fixtures_dir() / "tokenizer/bart";
         model = Model::load(FixtureCase::load("bart-tiny-realvocab").model_dir, lo);
@@ -41,7 +46,7 @@ protected:
     RunCallbacks cb;
 };
 
-TEST_F(SummarizerDeviceFailure, AGenerationThatFailsIsEncodedAgainAndMadeOnTheCpu) {
+TEST_F(DeviceFailureAfterEncoding, AGenerationThatFailsIsEncodedAgainAndMadeOnTheCpu) {
     emulation.failure_at_generate = 1;
     emulation.failure_at_host_copy = 1;  // the CPU's search cannot read the failed device's output
     Summarizer summarizer(model, backend);
@@ -56,7 +61,7 @@ TEST_F(SummarizerDeviceFailure, AGenerationThatFailsIsEncodedAgainAndMadeOnTheCp
     EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
 }
 
-TEST_F(SummarizerDeviceFailure, AWiderSearchWhoseDeviceFailsIsEncodedAgainOnTheCpu) {
+TEST_F(DeviceFailureAfterEncoding, AWiderSearchWhoseDeviceFailsIsEncodedAgainOnTheCpu) {
     emulation.max_beams = 2;
     emulation.failure_at_host_copy = 1;
     Summarizer summarizer(model, backend);
@@ -73,7 +78,7 @@ TEST_F(SummarizerDeviceFailure, AWiderSearchWhoseDeviceFailsIsEncodedAgainOnTheC
 }
 
 // Without a failure the device's output is read back once and nothing runs twice.
-TEST_F(SummarizerDeviceFailure, ADeviceThatHoldsUpSummarizesOnTheDevice) {
+TEST_F(DeviceFailureAfterEncoding, ADeviceThatHoldsUpSummarizesOnTheDevice) {
     Summarizer summarizer(model, backend);
     const SummarizeOptions opts = summarizer.default_options();
     EXPECT_EQ(summarizer.summarize(text, opts, cb).ids, on_the_cpu_alone(opts).ids);
@@ -81,6 +86,34 @@ TEST_F(SummarizerDeviceFailure, ADeviceThatHoldsUpSummarizesOnTheDevice) {
     EXPECT_EQ(emulation.encodes, 1);
     EXPECT_EQ(emulation.generations, 1);
     EXPECT_TRUE(notices.empty()) << notices.front();
+}
+
+// The head's logits on the host: a copy back that fails has the document encoded again on
+// the CPU, for the fine-tuned head and for each label of zero-shot.
+TEST_F(DeviceFailureAfterEncoding, AClassificationWhoseDeviceFailsIsEncodedAgainOnTheCpu) {
+    LoadOptions lo;
+    lo.tokenizer_dir = fixtures_dir() / "tokenizer/bart";
+    for (const bool zero_shot : {false, true}) {
+        SCOPED_TRACE(zero_shot ? "zero-shot" : "the model's labels");
+        SetUp();
+        emulation.failure_at_host_copy = 1;
+        const auto classifier = Model::load(
+            zero_shot ? make_classifier("nli", {{"0", "contradiction"}, {"1", "neutral"}, {"2", "entailment"}}, "")
+                      : make_classifier("labels", {{"0", "law"}, {"1", "finance"}, {"2", "health"}}, ""),
+            lo);
+        Classifier on_device(classifier, backend), alone(classifier, make_cpu_backend());
+        ClassifyOptions opts = on_device.default_options();
+        if (zero_shot) opts.candidate_labels = {"travel", "cooking", "markets"};
+        const ClassificationResult got = on_device.classify(text, opts, cb), want = alone.classify(text, opts);
+        ASSERT_EQ(got.scores.size(), want.scores.size());
+        for (size_t i = 0; i < want.scores.size(); ++i) {
+            EXPECT_EQ(got.scores[i].label, want.scores[i].label);
+            EXPECT_FLOAT_EQ(got.scores[i].score, want.scores[i].score);
+        }
+        EXPECT_EQ(backend->runner(), nullptr);
+        ASSERT_EQ(notices.size(), 1u);
+        EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+    }
 }
 
 }  // namespace
