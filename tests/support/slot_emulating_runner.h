@@ -14,10 +14,10 @@
 // Failures can be asked for: running out of device memory at a join, in the encoder or in a
 // decoder of too many documents; the device failing in the encoder, in a generation, as a
 // decoder is made, at a join, a step, a reorder, as a document leaves or as an encoder output
-// is copied to the host; scores that are not finite at a step (as fp16 overflowing gives); an encoder output
-// that overflows (the runner leaves fp16 while a batch decoder of it is running). Encoder
-// outputs stay "on the device" as the CUDA runner's do: the host gets them through
-// fetch_memory.
+// is copied to the host; scores that are not finite at a step (as fp16 overflowing gives);
+// an encoder output that overflows (the runner leaves fp16 while a batch decoder of it is
+// running). Encoder outputs stay "on the device" as the CUDA runner's do: the host gets them
+// through fetch_memory.
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,8 +35,8 @@ struct SlotEmulation {
     int out_of_memory_at_encode = 0;
     int out_of_memory_above_documents = 0;  // a decoder of more documents than this
     int failure_at_encode = 0;
-    int failure_at_decoder = 0;  // making the batch decoder
-    int failure_at_generate = 0; // a whole generation (ModelRunner::generate)
+    int failure_at_decoder = 0;   // making the batch decoder
+    int failure_at_generate = 0;  // a whole generation (ModelRunner::generate)
     int failure_at_join = 0;
     int failure_at_step = 0;
     int failure_at_reorder = 0;

@@ -33,15 +33,6 @@ std::string describe(const Shape& s) {
     return "rows " + std::to_string(s.rows) + " in " + std::to_string(s.in) + " out " + std::to_string(s.out);
 }
 
-// Multiplies on the device and on the CPU; returns the normalized error against the CPU
-// result. A 16-bit output is compared with the CPU's float32 result rounded through the same
-// precision: bf16's own output rounding (about 1.6e-3 normalized) is above the 1e-3 bound, and
-// the product's error is what is measured here (the rounding is the storage format's, not the
-// kernel's). A float32 output (logits) is compared with the CPU result as it is.
-// With `with_bias`, y = x W^T + b through linear_bias (b float32, as the model's biases, and
-// stored in p as DeviceLinear stores it), against the rounding of the path that ran: the
-// epilogue's one rounding of the sum (of the bias in p when it read that one), or the
-// product's rounding and then the bias kernel's.
 // The CPU's y for the inputs as the device read them, with the rounding of the path that ran
 // (see product_error).
 std::vector<float> cpu_reference(const Gemm& gemm, Precision p, Precision out_p, const Shape& s,
