@@ -77,6 +77,14 @@ protected:
             return std::move(run_encoder(*model, *backend, ids, {}, att, {}).rows);
         };
     }
+    // The documents batched `batch_size` at a time, each as alone (and once); the run's report.
+    DocumentBatchReport run_as_alone(int batch_size) {
+        DocumentBatchReport report;
+        const std::map<int, BatchOutcome> batched =
+            generate_together(*model, *backend, att, docs, batch_size, &report, cb);
+        expect_as_alone(*model, att, docs, batched, 1e-4);
+        return report;
+    }
     // The run halved once, from `before` documents at once to `after`, said so once and kept
     // the device.
     void expect_halved_once(const DocumentBatchReport& report, int before, int after) const {
@@ -189,9 +197,7 @@ TEST_F(DeviceDocumentBatch, ADocumentWhoseSettingsCannotRunFailsAloneAndTheRestS
 
 TEST_F(DeviceDocumentBatch, RunningOutOfDeviceMemoryHalvesTheBatchSaysSoOnceAndLosesNothing) {
     emulation.out_of_memory_at_join = 3;
-    DocumentBatchReport report;
-    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 4, &report, cb);
-    expect_as_alone(*model, att, docs, batched, 1e-4);
+    const DocumentBatchReport report = run_as_alone(4);
     expect_halved_once(report, 4, 2);
     EXPECT_NE(notices.at(0).find("at once (cuda:0 Emulated GPU (fp32) ran out of memory); going on with 2"),
               std::string::npos)
@@ -203,9 +209,7 @@ TEST_F(DeviceDocumentBatch, RunningOutOfDeviceMemoryHalvesTheBatchSaysSoOnceAndL
 // time: the third encode is the one joining a document that is decoding.)
 TEST_F(DeviceDocumentBatch, AnEncoderOutOfDeviceMemoryHalvesTheBatchAndKeepsTheDevice) {
     emulation.out_of_memory_at_encode = 3;
-    DocumentBatchReport report;
-    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 2, &report, cb);
-    expect_as_alone(*model, att, docs, batched, 1e-4);
+    const DocumentBatchReport report = run_as_alone(2);
     expect_halved_once(report, 2, 1);
     EXPECT_GT(emulation.encodes, 3) << "the joining document was not encoded again";
 }
@@ -214,9 +218,7 @@ TEST_F(DeviceDocumentBatch, AnEncoderOutOfDeviceMemoryHalvesTheBatchAndKeepsTheD
 // running out of memory goes on with 2, at once, not with 8 and then 4 (the same 4 slots).
 TEST_F(DeviceDocumentBatch, RunningOutOfMemoryHalvesTheDocumentsTheDecoderWasMadeFor) {
     emulation.out_of_memory_above_documents = 2;
-    DocumentBatchReport report;
-    const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 16, &report, cb);
-    expect_as_alone(*model, att, docs, batched, 1e-4);
+    const DocumentBatchReport report = run_as_alone(16);
     expect_halved_once(report, 4, 2);
     for (const BatchDecoderShape& shape : emulation.shapes) EXPECT_LE(shape.documents, 4);
 }
