@@ -4,6 +4,9 @@
 // oneDNN takes it, a share of rows per thread) and outside (OpenBLAS); and, under the CPU
 // backend's allocator settings, repeated products that fault in no fresh memory.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
 #include <omp.h>
 #include <sys/resource.h>
 
@@ -97,12 +100,20 @@ TEST_P(Fp32Product, RepeatedProductsOfEncoderShapesFaultInNoFreshMemory) {
         // blocks a little higher until the freed ones fit them (no faults from about the
         // tenth call on; mapped afresh instead, the blocks fault in ~230 pages every call).
         for (int i = 0; i < 16; ++i) product();
-        const long before = minor_page_faults();
+        // The fewest of three rounds: space mapped afresh faults in every call, so in every
+        // round; a buffer a library maps once faults in one round at most. (OpenBLAS maps one
+        // more the first time two threads call it at once, which on a busy machine, where the
+        // warm-up's two threads ran one after the other, came in the measured calls: 180 pages
+        // in 3 of 40 runs beside another test.)
         constexpr int kCalls = 8;
-        for (int i = 0; i < kCalls; ++i) product();
-        const long pages = minor_page_faults() - before;
+        long pages = std::numeric_limits<long>::max();
+        for (int round = 0; round < 3; ++round) {
+            const long before = minor_page_faults();
+            for (int i = 0; i < kCalls; ++i) product();
+            pages = std::min(pages, minor_page_faults() - before);
+        }
         // One call's packing space alone is hundreds of 4 KB pages a thread.
-        EXPECT_LT(pages, 64) << pages << " pages faulted in over " << kCalls << " products";
+        EXPECT_LT(pages, 64) << pages << " pages faulted in over " << kCalls << " products (the fewest of 3 rounds)";
     }
 }
 
