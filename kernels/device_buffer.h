@@ -106,12 +106,14 @@ private:
 // the copy may still be under way: a kernel on another stream, or a non-blocking one, is not
 // ordered after it.
 template <class T>
-DeviceBuffer upload(const std::vector<T>& host, cudaStream_t stream) {
-    DeviceBuffer b(host.size() * sizeof(T));
-    if (!host.empty())
-        PRECIS_CUDA_CHECK(
-            cudaMemcpyAsync(b.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice, stream));
+DeviceBuffer upload(const T* host, size_t count, cudaStream_t stream) {
+    DeviceBuffer b(count * sizeof(T));
+    if (count) PRECIS_CUDA_CHECK(cudaMemcpyAsync(b.get(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream));
     return b;
+}
+template <class T>
+DeviceBuffer upload(const std::vector<T>& host, cudaStream_t stream) {
+    return upload(host.data(), host.size(), stream);
 }
 
 // The same, complete when it returns (a plain cudaMemcpy from pageable memory may return

@@ -5,7 +5,7 @@
 #include <deque>
 #include <memory>
 #include <new>
-#include <optional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -84,6 +84,9 @@ public:
     // On a device, returns early when the device gave up: the CPU's loop takes the rest.
     void run(std::deque<int>& waiting, DocumentBatchReport& report) {
         const EncoderBuffersKept kept;  // documents are encoded a few at a time, every few steps
+        // On a device, an encoder out of memory halves the batch as a decoder out of memory
+        // does: a joining document is encoded beside the documents present.
+        const DeviceMemoryRetried retried(runner_ != nullptr);
         while (!waiting.empty()) {
             if (runner_ && be_.runner() != runner_) return;  // the device failed while encoding
             members_.clear();
@@ -126,8 +129,7 @@ private:
     // device gives up instead (one document does not fit it: the CPU makes the rest).
     bool halve(std::deque<int>& waiting, DocumentBatchReport& report, const std::string& why) {
         give_back(waiting);
-        const int before =
-            attempted_ > 0 ? std::min(report.limits.max_documents, attempted_) : report.limits.max_documents;
+        const int before = std::min(report.limits.max_documents, attempted_);
         report.limits.max_documents = before;
         if (!report.limits.halve()) {
             if (runner_) {
@@ -298,12 +300,7 @@ private:
         while (true) {
             const std::vector<int> joining = take_joining(waiting, dec, held, limits);
             if (joining.empty()) return;
-            // On a device, an encoder out of memory halves the batch (run()) as a decoder out of
-            // memory does: the joining documents are encoded beside those present.
-            std::optional<DeviceMemoryRetried> retried;
-            if (runner_) retried.emplace();
             std::vector<std::pair<int, EncodedRow>> encoded = encode_joining(joining, waiting, on_, cb_);
-            retried.reset();
             size_t i = 0;
             try {
                 if (runner_ && be_.runner() != runner_)  // the encoder fell back to the CPU and said so
@@ -375,7 +372,8 @@ private:
     const RunCallbacks& cb_;
     ModelRunner* runner_;
     DocumentCost cost_;
-    int attempted_ = 0;  // documents the last decoder was made for: what running out of memory halves
+    // Documents the last decoder was made for: what running out of memory halves.
+    int attempted_ = std::numeric_limits<int>::max();
     // unique_ptr: the decoder's DocumentStep points into each one's sequence and book.
     std::vector<std::unique_ptr<Member>> members_;
 };

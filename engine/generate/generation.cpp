@@ -23,16 +23,10 @@ GenerationResult generate(const Model& model, Backend& backend, const EncoderOut
         backend, callbacks, !keep_step_scores && beams_fit,
         [&](ModelRunner& runner) { return runner.generate(model, encoded, cfg, callbacks, keep_step_scores); },
         [&] {
-            try {
-                if (cfg.num_beams == 1)
-                    return greedy_search(model, backend, encoded, cfg, callbacks, keep_step_scores);
-                return beam_search(model, backend, encoded, cfg, callbacks);
-            } catch (const DeviceFailure& e) {
-                // The encoder output is held on a device that failed as the CPU read it back:
-                // the device goes off and the caller encodes again (encode_then).
-                turn_device_off(backend, callbacks, e.what());
-                throw;
-            }
+            // An encoder output a failed device held cannot be read back here: that
+            // DeviceFailure goes up to encode_then, which encodes again on the CPU.
+            if (cfg.num_beams == 1) return greedy_search(model, backend, encoded, cfg, callbacks, keep_step_scores);
+            return beam_search(model, backend, encoded, cfg, callbacks);
         });
 }
 

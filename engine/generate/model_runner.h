@@ -88,14 +88,14 @@ private:
     mutable std::atomic<bool> beams_limit_said_{false};
 };
 
-// While one lives on this thread, a device that runs out of memory in run_on_device_or_cpu
-// stays on and its DeviceOutOfMemory goes up to the caller, which can ask for less: the
-// batch loop halves its batch (document_batch.cpp) where turning the device off would send
-// every later document to the CPU.
+// While one made with `on` lives on this thread, a device that runs out of memory in
+// run_on_device_or_cpu stays on and its DeviceOutOfMemory goes up to the caller, which can
+// ask for less: the batch loop halves its batch (document_batch.cpp) where turning the
+// device off would send every later document to the CPU.
 class DeviceMemoryRetried {
 public:
-    DeviceMemoryRetried() { ++depth(); }
-    ~DeviceMemoryRetried() { --depth(); }
+    explicit DeviceMemoryRetried(bool on) : on_(on) { depth() += on_; }
+    ~DeviceMemoryRetried() { depth() -= on_; }
     DeviceMemoryRetried(const DeviceMemoryRetried&) = delete;
     DeviceMemoryRetried& operator=(const DeviceMemoryRetried&) = delete;
     static bool active() { return depth() > 0; }
@@ -105,6 +105,7 @@ private:
         static thread_local int open = 0;
         return open;
     }
+    const bool on_;
 };
 
 // The device is done for this run: the backend's runner is turned off and the person told,

@@ -80,7 +80,7 @@ SummaryResult Summarizer::summarize_ids(std::vector<int64_t> ids, const Summariz
             r.ids = g.sequences[0];
             r.score = g.sequence_scores[0];
             finish(r, ids, enc, options);  // its source passages read the encoder output too
-            return r;
+            return std::move(r);
         });
 }
 

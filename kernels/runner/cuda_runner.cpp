@@ -216,8 +216,7 @@ std::shared_ptr<const DeviceMemory> CudaRunner::device_copy(const EncodedRow& ro
     up->rows = int(memory.dim(0));
     up->dim = memory.dim(1);
     // On the runner's stream, so the decoder's products that read it come after the copy.
-    DeviceBuffer f32 =
-        upload(std::vector<float>(memory.data<float>(), memory.data<float>() + memory.numel()), stream_);
+    DeviceBuffer f32 = upload(memory.data<float>(), size_t(memory.numel()), stream_);
     up->mask = upload(row.memory_mask, stream_);
     if (precision_ == Precision::F32) {
         up->memory = std::move(f32);
@@ -225,8 +224,8 @@ std::shared_ptr<const DeviceMemory> CudaRunner::device_copy(const EncodedRow& ro
         up->memory = DeviceBuffer(size_t(memory.numel()) * bytes_of(precision_));
         convert_from_f32(precision_, f32.as<float>(), up->memory.get(), memory.numel(), stream_);
     }
-    // The copies have read their host sources (the temporary above, the row's mask) and the
-    // float32 copy is converted before it is freed: CUDA documents that a copy from pageable
+    // The copies have read their host sources (the row's memory and mask) and the float32
+    // copy is converted before it is freed: CUDA documents that a copy from pageable
     // memory returns after its bytes were staged only for the synchronous cudaMemcpy.
     PRECIS_CUDA_CHECK(cudaStreamSynchronize(stream_));
     return up;
