@@ -212,6 +212,9 @@ private:
         std::vector<DocumentStep*> present;
         uint64_t held = 0;
         while (true) {
+            // Turned off under the loop (a finished document's source passages could not be
+            // copied back): those present start again on the CPU.
+            if (runner_ && be_.runner() != runner_) throw DeviceFailure("the device was turned off");
             admit(waiting, *dec, held, limits);
             // None present: all is done, or the next document needs a decoder of its own shape.
             if (members_.empty()) return;

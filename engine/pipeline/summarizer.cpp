@@ -1,6 +1,7 @@
 #include "engine/pipeline/summarizer.h"
 
 #include <chrono>
+#include <utility>
 
 #include "engine/backend/backend.h"
 #include "engine/generate/document_batch.h"
@@ -155,9 +156,24 @@ DocumentBatchReport Summarizer::summarize_many(const std::vector<std::vector<int
         r.ids = std::move(g.sequences[0]);
         r.score = g.sequence_scores[0];
         try {
-            EncoderOutput enc;
-            if (options.source_attention) enc.rows.push_back(encoded);
-            finish(r, read[size_t(i)], enc, options);
+            // The source passages read the kept encoder output. A device that fails as they
+            // copy it back takes it with it, and every other output it holds: the device goes
+            // off (said once) and the document is encoded again on the CPU for them, its
+            // summary kept; so is each one that finished beside it.
+            bool kept = true;
+            encode_then(
+                *backend_, quiet,
+                [&] {
+                    EncoderOutput enc;
+                    if (!options.source_attention) return enc;
+                    const bool readable = backend_->runner() || encoded.memory.defined() || !encoded.fetch_memory;
+                    if (std::exchange(kept, false) && readable)
+                        enc.rows.push_back(encoded);
+                    else
+                        enc = run_encoder(*model_, *backend_, {read[size_t(i)]}, {}, options.attention, quiet);
+                    return enc;
+                },
+                [&](const EncoderOutput& enc) { finish(r, read[size_t(i)], enc, options); });
         } catch (const Cancelled&) {
             throw;
         } catch (const Error& e) {

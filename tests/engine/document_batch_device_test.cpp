@@ -272,15 +272,42 @@ TEST_F(DeviceDocumentBatch, ADeviceThatFailsMidBatchHandsWhatIsLeftToTheCpuOnce)
 // the CPU, encoded again there, and loses nothing.
 TEST_F(DeviceDocumentBatch, ADeviceThatFailsBesideTheCpusWiderSearchesLosesNothing) {
     emulation.max_beams = 2;
-    emulation.failure_at_host_copy = 5;  // the four greedy documents joined the device's decoder
+    emulation.failure_at_host_copy = 1;  // the first the CPU's wider search reads
     const std::map<int, BatchOutcome> batched = generate_together(*model, *backend, att, docs, 3, nullptr, cb);
     expect_as_alone(*model, att, docs, batched, 1e-4);
     EXPECT_EQ(backend->runner(), nullptr);
-    EXPECT_EQ(emulation.host_copies, 5);
+    EXPECT_EQ(emulation.host_copies, 1);
     ASSERT_EQ(notices.size(), 2u);
     EXPECT_EQ(notices[0],
               "cuda:0 Emulated GPU (fp32) searches at most 2 beams; 3 of the documents ask for more and run on the CPU");
     EXPECT_EQ(notices[1], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+}
+
+// A finished document's own use of its encoder output can turn the device off (its source
+// passages failing to copy back, engine/pipeline/summarizer.cpp): the documents still
+// decoding start again on the CPU, and the device is asked nothing more.
+TEST_F(DeviceDocumentBatch, ADeviceTurnedOffAsADocumentFinishesIsAskedNothingMore) {
+    const auto device_calls = [&] {
+        const SlotEmulation& e = emulation;
+        return e.encodes + e.decoders + e.joins + e.steps + e.reorders + e.leaves + e.host_copies;
+    };
+    std::map<int, BatchOutcome> batched;
+    int calls_at_off = -1;
+    DocumentBatchCallbacks on;
+    on.encode = encoder();
+    on.finished = [&](int i, GenerationResult r, const EncodedRow&) {
+        EXPECT_TRUE(batched.emplace(i, BatchOutcome{r.sequences[0], r.sequence_scores[0]}).second) << "twice: " << i;
+        if (calls_at_off >= 0) return;
+        backend->runner_failed("the passages' copy failed");
+        calls_at_off = device_calls();
+    };
+    on.failed = [&](int i, const std::string& why) { ADD_FAILURE() << "document " << i << " failed: " << why; };
+    // Room for every greedy document at once: none joins after the first leaves (a joining
+    // one's encoder would find the device off), the others go on stepping.
+    generate_documents(*model, *backend, document_jobs(), {.batch_size = 8}, on, cb);
+    expect_as_alone(*model, att, docs, batched, 1e-4);
+    EXPECT_EQ(device_calls(), calls_at_off) << "the device was asked again after it was turned off";
+    EXPECT_GT(emulation.steps, 0);
 }
 
 // A long document's sections, a folder's documents: the device's beam limit is said once.

@@ -6,6 +6,7 @@
 // for a search of more beams than it takes, which the CPU runs.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -75,6 +76,45 @@ TEST_F(DeviceFailureAfterEncoding, AWiderSearchWhoseDeviceFailsIsEncodedAgainOnT
     ASSERT_EQ(notices.size(), 2u);
     EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) searches at most 2 beams; searching 3 on the CPU");
     EXPECT_EQ(notices[1], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
+}
+
+// A folder's documents keep their encoder outputs on the device for their source passages,
+// read once each summary is made: a device that fails as one is copied back loses neither
+// that summary nor the documents still decoding beside it. Each comes out, passages and
+// all, as the CPU alone makes it, the device said off once.
+TEST_F(DeviceFailureAfterEncoding, ASummarysPassagesWhoseDeviceFailsAreReadOnTheCpuInABatch) {
+    emulation.failure_at_host_copy = 1;  // the first summary's passages
+    const std::vector<std::string> texts = {
+        text, "Rain is expected over the hills tonight, with snow above a thousand metres.",
+        "The museum reopens in March after two years of repairs to its roof and its halls, and the "
+        "collection returns with it."};
+    Summarizer summarizer(model, backend);
+    SummarizeOptions opts = summarizer.default_options();
+    opts.source_attention = true;
+    std::vector<std::vector<int64_t>> documents;
+    for (const std::string& t : texts) documents.push_back(model->tokenizer()->encode(t, true));
+    std::map<int, SummaryResult> done;
+    std::vector<std::string> failed;
+    ManySummariesCallbacks on;
+    on.done = [&](int i, SummaryResult r) { EXPECT_TRUE(done.emplace(i, std::move(r)).second) << "twice: " << i; };
+    on.failed = [&](int i, const std::string& why) { failed.push_back(std::to_string(i) + ": " + why); };
+    summarizer.summarize_many(documents, opts, 3, on, cb);
+    EXPECT_TRUE(failed.empty()) << failed.front();
+    ASSERT_EQ(done.size(), texts.size());
+    for (size_t i = 0; i < texts.size(); ++i) {
+        SCOPED_TRACE(texts[i]);
+        const SummaryResult want = Summarizer(model, make_cpu_backend()).summarize(texts[i], opts);
+        const SummaryResult& got = done.at(int(i));
+        EXPECT_EQ(got.ids, want.ids);
+        EXPECT_EQ(got.source_spans, want.source_spans);
+        ASSERT_EQ(got.source_weights.size(), want.source_weights.size());
+        for (size_t k = 0; k < want.source_weights.size(); ++k)
+            EXPECT_NEAR(got.source_weights[k], want.source_weights[k], 1e-5) << "token " << k;
+    }
+    EXPECT_EQ(backend->runner(), nullptr);
+    EXPECT_EQ(emulation.host_copies, 1) << "the device was read again after it failed";
+    ASSERT_EQ(notices.size(), 1u) << notices.back();
+    EXPECT_EQ(notices[0], "cuda:0 Emulated GPU (fp32) failed; running on the CPU");
 }
 
 // Without a failure the device's output is read back once and nothing runs twice.

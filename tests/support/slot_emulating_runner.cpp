@@ -39,7 +39,7 @@ public:
             throw DeviceOutOfMemory("cuda:0 Emulated GPU (fp32) ran out of memory");
         if (emulation_.joins == emulation_.failure_at_join) throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
         const int slot = slots_.join(document.memory_rows()).slot;
-        items_[slot] = dec_.join(document, beams);
+        items_[slot] = dec_.join(on_the_device(document), beams);
         emulation_.joins_at_step.emplace_back(slot, steps_);
         return slot;
     }
@@ -96,6 +96,17 @@ public:
 
 private:
     int first_row(int slot) const { return dec_.first_row_of(items_.at(slot)); }
+
+    // The CUDA decoder reads a document's encoder output where the device holds it, never
+    // through the host's copy: the emulated one reads the runner's own, so a host copy that
+    // fails is one the host asked for (the CPU's decoder, a summary's source passages).
+    static EncodedRow on_the_device(const EncodedRow& document) {
+        if (!document.device_memory) return document;  // made on the CPU
+        EncodedRow held = document;
+        held.memory = *std::static_pointer_cast<const Tensor>(document.device_memory);
+        held.fetch_memory = nullptr;
+        return held;
+    }
 
     // kernels/ops/search_step.cu's order on the slot rows. Beam search: log-softmax, the
     // processors, the beam score, then the top-k of every slot's beams. Greedy: the forced
@@ -163,10 +174,12 @@ EncoderOutput SlotEmulatingRunner::encode(const Model& model, const std::vector<
     EncoderOutput out = run_encoder(model, *cpu_, ids, masks, attention, callbacks, keep_layer_states);
     for (EncodedRow& row : out.rows) {
         // Kept "on the device": the host reads it through a copy that can fail.
-        row.fetch_memory = [memory = std::move(row.memory), &emulation = emulation_] {
+        auto held = std::make_shared<const Tensor>(std::move(row.memory));
+        row.device_memory = held;
+        row.fetch_memory = [held, &emulation = emulation_] {
             if (++emulation.host_copies == emulation.failure_at_host_copy)
                 throw DeviceFailure("cuda:0 Emulated GPU (fp32) failed");
-            return memory;
+            return *held;
         };
         row.memory = Tensor();
     }

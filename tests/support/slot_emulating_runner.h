@@ -16,8 +16,8 @@
 // decoder is made, at a join, a step, a reorder, as a document leaves or as an encoder output
 // is copied to the host; scores that are not finite at a step (as fp16 overflowing gives);
 // an encoder output that overflows (the runner leaves fp16 while a batch decoder of it is
-// running). Encoder outputs stay "on the device" as the CUDA runner's do: the host gets them
-// through fetch_memory.
+// running). Encoder outputs stay "on the device" as the CUDA runner's do: its batch decoder
+// reads them there (device_memory), the host gets them through fetch_memory.
 #include <memory>
 #include <string>
 #include <utility>
