@@ -230,7 +230,7 @@ rm -f "$CARRY"/bundle.tar.*
 tar cf - -C "$BUILD" bundle | xz -9 -T1 >"$CARRY/bundle.tar.xz" || die "xz failed"
 # The LSG seed's reference implementation for run.sh's "lsgref" phase: a site folder with
 # transformers 4.36.2, huggingface_hub 0.20.3 and lsg_converter (lsg_reference.py says why
-# that release), made as ../shared/bench/ct2/hf_site.py's header describes. Third-party code,
+# that release), made by make_lsg_site.sh from the pinned commits. Third-party code,
 # so it is only carried, never committed; without it the phase says so and times Precis alone.
 LSG_SITE=${PRECIS_GPU_LSG_SITE:-$ROOT/build-ct2/hf-site}
 rm -f "$CARRY/lsg-site.tar.xz"
@@ -239,7 +239,7 @@ if [ -d "$LSG_SITE/lsg_converter/bart" ] && [ -d "$LSG_SITE/transformers" ]; the
         transformers-*.dist-info huggingface_hub-*.dist-info) | xz -6 -T2 >"$CARRY/lsg-site.tar.xz" || die "packing the LSG reference site failed"
     echo "== LSG reference site: $(mib "$(stat -c %s "$CARRY/lsg-site.tar.xz")") MiB from $LSG_SITE"
 else
-    echo "bundle.sh: no LSG reference site at $LSG_SITE (PRECIS_GPU_LSG_SITE): the lsgref phase times Precis alone" >&2
+    echo "bundle.sh: no LSG reference site at $LSG_SITE (PRECIS_GPU_LSG_SITE): the lsgref phase times Precis alone (tools/gpu/make_lsg_site.sh makes it)" >&2
 fi
 xzb=$(du -cb "$CARRY"/*.tar.xz | tail -1 | cut -f1)
 tree=$(git -C "$ROOT" ls-files -co --exclude-standard -z | (cd "$ROOT" && du -cb --files0-from=- 2>/dev/null) | tail -1 | cut -f1)
